@@ -1,0 +1,278 @@
+#include "diag.h"
+#include "mem.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct source *source_new(const char *name, const char *text, size_t len)
+{
+	struct source *s = xmalloc(sizeof(*s));
+	s->name = xstrdup(name);
+	s->text = xmalloc(len + 1);
+	memcpy(s->text, text, len);
+	s->text[len] = '\0';
+	s->len = len;
+	return s;
+}
+
+int source_read(const char *path, struct source **out)
+{
+	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = 0, cap = 4096;
+	char *buf = xmalloc(cap);
+	int err = 0;
+	for (;;) {
+		if (len == cap)
+			buf = xrealloc(buf, cap *= 2);
+		ssize_t r = read(fd, buf + len, cap - len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	if (len > UINT32_MAX) {
+		free(buf);
+		return -EFBIG;
+	}
+	*out = source_new(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len);
+	free(buf);
+	return 0;
+}
+
+void source_free(struct source *src)
+{
+	if (!src)
+		return;
+	free(src->name);
+	free(src->text);
+	free(src);
+}
+
+struct loc loc_span(struct loc a, struct loc b)
+{
+	if (!a.src)
+		return b;
+	if (!b.src || b.off + b.len < a.off)
+		return a;
+	a.len = b.off + b.len - a.off;
+	return a;
+}
+
+void loc_linecol(struct loc l, unsigned *line, unsigned *col)
+{
+	unsigned ln = 1;
+	size_t bol = 0;
+	for (size_t i = 0; i < l.off && i < l.src->len; i++) {
+		if (l.src->text[i] == '\n') {
+			ln++;
+			bol = i + 1;
+		}
+	}
+	*line = ln;
+	*col = (unsigned)(l.off - bol) + 1;
+}
+
+void diag_init(struct diag_ctx *dc)
+{
+	memset(dc, 0, sizeof(*dc));
+}
+
+void diag_fini(struct diag_ctx *dc)
+{
+	for (size_t i = 0; i < dc->n; i++) {
+		free(dc->items[i].msg);
+		for (unsigned j = 0; j < dc->items[i].nnotes; j++)
+			free(dc->items[i].notes[j].msg);
+	}
+	free(dc->items);
+	memset(dc, 0, sizeof(*dc));
+}
+
+static char *vformat(const char *fmt, va_list ap)
+{
+	va_list aq;
+	va_copy(aq, ap);
+	int n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	char *s = xmalloc((size_t)n + 1);
+	vsnprintf(s, (size_t)n + 1, fmt, ap);
+	return s;
+}
+
+static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc loc,
+			const char *fmt, va_list ap)
+{
+	if (sev == DIAG_ERROR) {
+		if (dc->errors >= DIAG_MAX_ERRORS) {
+			dc->truncated = true;
+			return;
+		}
+		dc->errors++;
+	}
+	struct diag *d = VEC_PUSH(dc->items, dc->n, dc->cap);
+	memset(d, 0, sizeof(*d));
+	d->severity = sev;
+	d->loc = loc;
+	d->msg = vformat(fmt, ap);
+}
+
+int diag_error(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vqueue(dc, DIAG_ERROR, loc, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void diag_warning(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vqueue(dc, DIAG_WARNING, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_note(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
+{
+	if (dc->n == 0 || dc->truncated)
+		return;
+	struct diag *d = &dc->items[dc->n - 1];
+	if (d->nnotes == 3)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	d->notes[d->nnotes].loc = loc;
+	d->notes[d->nnotes].msg = vformat(fmt, ap);
+	d->nnotes++;
+	va_end(ap);
+}
+
+bool diag_full(const struct diag_ctx *dc)
+{
+	return dc->errors >= DIAG_MAX_ERRORS;
+}
+
+static const char *const severity_name[] = {
+	[DIAG_ERROR] = "error", [DIAG_WARNING] = "warning", [DIAG_NOTE] = "note",
+};
+
+/* The source line of loc with a caret span under it. Tabs are kept in the
+ * gutter so the caret lines up; bytes that do not print become '?'. */
+static void print_caret(struct loc l, FILE *out)
+{
+	unsigned line, col;
+	loc_linecol(l, &line, &col);
+	const char *text = l.src->text;
+	size_t bol = l.off - (col - 1), eol = bol;
+	while (eol < l.src->len && text[eol] != '\n' && text[eol] != '\r')
+		eol++;
+	fprintf(out, "%5u | ", line);
+	for (size_t i = bol; i < eol; i++) {
+		unsigned char c = (unsigned char)text[i];
+		fputc(c == '\t' || c >= 0x20 ? c : '?', out);
+	}
+	fputs("\n      | ", out);
+	for (size_t i = bol; i < l.off; i++)
+		fputc(text[i] == '\t' ? '\t' : ' ', out);
+	size_t end = l.off + (l.len ? l.len : 1);
+	if (end > eol)
+		end = eol > l.off ? eol : l.off + 1;
+	fputc('^', out);
+	for (size_t i = l.off + 1; i < end; i++) {
+		/* one mark per character, not per UTF-8 continuation byte */
+		if (((unsigned char)text[i] & 0xc0) != 0x80)
+			fputc('~', out);
+	}
+	fputc('\n', out);
+}
+
+static void print_one(struct loc loc, const char *sev, const char *msg, FILE *out)
+{
+	if (loc.src) {
+		unsigned line, col;
+		loc_linecol(loc, &line, &col);
+		fprintf(out, "%s:%u:%u: %s: %s\n", loc.src->name, line, col, sev, msg);
+		print_caret(loc, out);
+	} else {
+		fprintf(out, "beec: %s: %s\n", sev, msg);
+	}
+}
+
+void diag_print(const struct diag_ctx *dc, FILE *out)
+{
+	for (size_t i = 0; i < dc->n; i++) {
+		const struct diag *d = &dc->items[i];
+		print_one(d->loc, severity_name[d->severity], d->msg, out);
+		for (unsigned j = 0; j < d->nnotes; j++) {
+			const struct diag_note *n = &d->notes[j];
+			if (n->loc.src) {
+				unsigned line, col;
+				loc_linecol(n->loc, &line, &col);
+				fprintf(out, "%s:%u:%u: note: %s\n", n->loc.src->name, line, col, n->msg);
+			} else {
+				fprintf(out, "      = note: %s\n", n->msg);
+			}
+		}
+	}
+	if (dc->truncated)
+		fprintf(out, "beec: too many errors (stopped after %d)\n", DIAG_MAX_ERRORS);
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	size_t row[65];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+const char *diag_suggest(const char *word, const char *const *cands)
+{
+	const char *best = NULL;
+	size_t best_d = SIZE_MAX;
+	for (const char *const *c = cands; *c; c++) {
+		size_t d = edit_distance(word, *c);
+		if (d < best_d) {
+			best_d = d;
+			best = *c;
+		}
+	}
+	size_t len = strlen(word);
+	size_t limit = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+	return best_d <= limit ? best : NULL;
+}

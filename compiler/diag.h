@@ -1,0 +1,93 @@
+/* diag.h: sources, locations and compiler-grade diagnostics.
+ *
+ * A location is a byte span in a source; line and column are computed only
+ * when a message is printed. Diagnostics are queued records (severity, a
+ * primary location, a message, then notes with their own locations) and
+ * printed like a compiler:
+ *
+ *   policy.toml:12:9: error: unknown key 'raed' in table 'fs'
+ *      12 | raed = ["/usr/**"]
+ *         | ^~~~
+ *   policy.toml:12:9: note: did you mean 'read'?
+ *
+ * A failing check returns diag_error(...), which queues and returns -1.
+ * After DIAG_MAX_ERRORS errors the context says it is full (diag_full) so
+ * that callers stop early; the printout then ends with a line saying so.
+ */
+#ifndef BEE_DIAG_H
+#define BEE_DIAG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define DIAG_MAX_ERRORS 10
+
+/* A named text held in memory. Owns name and text. text is NUL-terminated
+ * one byte past len (the text itself may contain NUL bytes). */
+struct source {
+	char *name;
+	char *text;
+	size_t len;
+};
+
+struct source *source_new(const char *name, const char *text, size_t len);
+/* Reads a file ("-" is standard input). Returns 0 or a negative errno. */
+int source_read(const char *path, struct source **out);
+void source_free(struct source *src);
+
+/* A byte span [off, off + len) of src; src == NULL means "no location". */
+struct loc {
+	const struct source *src;
+	uint32_t off;
+	uint32_t len;
+};
+
+#define LOC_NONE ((struct loc){ 0 })
+struct loc loc_span(struct loc a, struct loc b);   /* from a's start to b's end */
+/* 1-based line and column (column counts bytes) of loc's start */
+void loc_linecol(struct loc l, unsigned *line, unsigned *col);
+
+enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
+
+struct diag_note {
+	struct loc loc;
+	char *msg;
+};
+
+struct diag {
+	enum diag_severity severity;
+	struct loc loc;
+	char *msg;
+	struct diag_note notes[3];
+	unsigned nnotes;
+};
+
+struct diag_ctx {
+	struct diag *items;
+	size_t n, cap;
+	unsigned errors;
+	bool truncated;      /* errors were dropped past DIAG_MAX_ERRORS */
+};
+
+void diag_init(struct diag_ctx *dc);
+void diag_fini(struct diag_ctx *dc);
+
+int diag_error(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void diag_warning(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Attaches a note to the last queued diagnostic (up to three). */
+void diag_note(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool diag_full(const struct diag_ctx *dc);
+
+/* Prints every queued diagnostic in queue order. */
+void diag_print(const struct diag_ctx *dc, FILE *out);
+
+/* "did you mean": the candidate nearest to word by edit distance, if it is
+ * close enough to be a plausible typo; NULL otherwise. cands ends with NULL. */
+const char *diag_suggest(const char *word, const char *const *cands);
+
+#endif

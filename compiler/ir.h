@@ -1,0 +1,130 @@
+/* ir.h: the policy IR that compiler/schema builds from a TOML document.
+ *
+ * A policy is a list of rules in source order. Each rule has a kind (which
+ * list of which table it came from), the text after ${NAME} expansion, the
+ * location of its string in the policy, and a kind-specific payload.
+ * Every later stage (DFA, net sets, maps) keeps the rule's index so that
+ * what it produces can point back at the policy text.
+ *
+ * Ownership: an ir_policy owns everything in it through its arena;
+ * ir_policy_free() releases it. It does not own its source.
+ */
+#ifndef BEE_IR_H
+#define BEE_IR_H
+
+#include "diag.h"
+#include "mem.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define IR_SCHEMA_VERSION 1
+
+/* Domains: each lowers to its own automaton or set. */
+#define IR_DOMAINS(X)          \
+	X(FS, "fs")            \
+	X(EXEC, "exec")        \
+	X(NET, "net")          \
+	X(ENV, "env")
+
+enum ir_domain {
+#define X(name, str) IR_DOMAIN_##name,
+	IR_DOMAINS(X)
+#undef X
+	IR_DOMAIN_COUNT
+};
+
+/* Rule kinds: (name, domain, table key). */
+#define IR_RULE_KINDS(X)                          \
+	X(FS_READ, FS, "read")                    \
+	X(FS_WRITE, FS, "write")                  \
+	X(FS_DENY, FS, "deny")                    \
+	X(EXEC_ALLOW, EXEC, "allow")              \
+	X(NET_CONNECT, NET, "connect")            \
+	X(NET_BIND, NET, "bind")                  \
+	X(NET_DENY, NET, "deny")                  \
+	X(ENV_ALLOW, ENV, "allow")                \
+	X(ENV_SET, ENV, "set")
+
+enum ir_rule_kind {
+#define X(name, dom, key) IR_RULE_##name,
+	IR_RULE_KINDS(X)
+#undef X
+	IR_RULE_KIND_COUNT
+};
+
+#define IR_AUDIT_MODES(X)   \
+	X(DENY, "deny")     \
+	X(ALL, "all")       \
+	X(NONE, "none")
+
+enum ir_audit_mode {
+#define X(name, str) IR_AUDIT_##name,
+	IR_AUDIT_MODES(X)
+#undef X
+};
+
+const char *ir_domain_name(enum ir_domain d);
+const char *ir_rule_kind_key(enum ir_rule_kind k);     /* "read", "allow", ... */
+enum ir_domain ir_rule_kind_domain(enum ir_rule_kind k);
+const char *ir_audit_mode_name(enum ir_audit_mode m);
+
+/* Permission bits carried by automaton accept states. */
+#define IR_PERM_READ    (1u << 0)   /* fs: open for reading; env: pass through */
+#define IR_PERM_WRITE   (1u << 1)   /* fs: open for writing */
+#define IR_PERM_EXEC    (1u << 2)   /* exec: run the binary */
+
+enum ir_net_family { IR_NET_IPV4 = 4, IR_NET_IPV6 = 6 };
+enum ir_net_proto { IR_NET_TCP = 6, IR_NET_UDP = 17 };
+
+/* One [net] entry: address/prefix, port range and protocol.
+ * IPv4 addresses sit in addr[0..3]; an IPv4-mapped IPv6 address
+ * (::ffff:a.b.c.d) is stored as IPv4 with its prefix reduced by 96. */
+struct ir_net {
+	enum ir_net_family family;
+	uint8_t addr[16];          /* network byte order, host bits zero */
+	uint8_t prefix;            /* 0..32 or 0..128 */
+	uint16_t port_lo, port_hi; /* inclusive; 0-65535 for '*' */
+	enum ir_net_proto proto;
+};
+
+struct ir_rule {
+	enum ir_rule_kind kind;
+	unsigned index;            /* position in the policy, from 0 */
+	struct loc loc;            /* the rule's string (or key, for env.set) */
+	const char *text;          /* the glob/entry after ${NAME} expansion;
+				    * without the '!' of a pinned exec path;
+				    * the variable name for ENV_SET */
+	union {
+		struct { bool pinned; } exec;   /* EXEC_ALLOW */
+		struct ir_net net;              /* NET_* */
+		struct { const char *value; } env_set;  /* ENV_SET */
+	};
+};
+
+struct ir_policy {
+	struct arena arena;
+	const struct source *src;
+	unsigned version;
+	const char *name;
+	struct loc name_loc;
+	const char *parent;        /* as written (expanded); NULL when absent */
+	struct loc parent_loc;
+	enum ir_audit_mode audit;
+	struct ir_rule *rules;
+	size_t nrules;
+};
+
+void ir_policy_free(struct ir_policy *p);
+
+/* Canonical text of the IR (--dump=ir): deterministic, one rule a line with
+ * its index, kind, normal form and source line. */
+void ir_dump(const struct ir_policy *p, FILE *out);
+
+/* Formats a net entry in its normal form ("10.0.0.0/8:443/tcp",
+ * "[::1]/128:1-1024/tcp") into buf (at least IR_NET_STRLEN bytes). */
+#define IR_NET_STRLEN 80
+void ir_net_format(const struct ir_net *n, char *buf);
+
+#endif
