@@ -6,7 +6,7 @@
  * printed like a compiler:
  *
  *   policy.toml:12:9: error: unknown key 'raed' in table 'fs'
- *      12 | raed = ["/usr/**"]
+ *      12 | raed = ["/usr/lib"]
  *         | ^~~~
  *   policy.toml:12:9: note: did you mean 'read'?
  *
