@@ -477,14 +477,24 @@ static const char *const origin_what[] = {
 };
 
 static int error_not_table(struct toml_parser *p, const struct toml_keypath *kp, size_t i,
-			   const struct toml_kv *kv)
+			   const struct toml_kv *kv, const char *name)
 {
 	diag_error(p->dc, loc_span(kp->parts[0].loc, kp->parts[i].loc),
-		   "key '%s' holds %s %s, not a table", keypath_text(p, kp->parts, i + 1),
+		   "key '%s' holds %s %s, not a table", name,
 		   kv->val->type == TOML_ARRAY || kv->val->type == TOML_INTEGER ? "an" : "a",
 		   toml_type_name(kv->val->type));
-	diag_note(p->dc, kv->key_loc, "'%s' is defined here", keypath_text(p, kp->parts, i + 1));
+	diag_note(p->dc, kv->key_loc, "'%s' is defined here", name);
 	return -1;
+}
+
+/* A key of a key/value line named from the document root, as a person
+ * looks for it: inside [a], "b.c" is 'a.b.c'. */
+static const char *keyval_name(struct toml_parser *p, const struct toml_keypath *kp, size_t n)
+{
+	const char *rel = keypath_text(p, kp->parts, n);
+	if (p->ninl || !p->section_name[0])
+		return rel;
+	return arena_printf(&p->doc->arena, "%s.%s", p->section_name, rel);
 }
 
 int toml_build_keyval(struct toml_parser *p, struct toml_keypath *kp, struct toml_node *val)
@@ -502,7 +512,7 @@ int toml_build_keyval(struct toml_parser *p, struct toml_keypath *kp, struct tom
 		}
 		struct toml_node *sub = kv->val;
 		if (sub->type != TOML_TABLE) {
-			ret = error_not_table(p, kp, i, kv);
+			ret = error_not_table(p, kp, i, kv, keyval_name(p, kp, i + 1));
 			goto out;
 		}
 		if (sub->tab.origin == TOML_TABLE_IMPLICIT) {
@@ -511,8 +521,8 @@ int toml_build_keyval(struct toml_parser *p, struct toml_keypath *kp, struct tom
 		} else if (sub->tab.origin != TOML_TABLE_DOTTED || sub->tab.section != section) {
 			ret = diag_error(p->dc, loc_span(kp->parts[0].loc, kp->parts[i].loc),
 					 "cannot add keys to table '%s' here: it was defined %s",
-					 keypath_text(p, kp->parts, i + 1), origin_what[sub->tab.origin]);
-			diag_note(p->dc, sub->loc, "'%s' is defined here", keypath_text(p, kp->parts, i + 1));
+					 keyval_name(p, kp, i + 1), origin_what[sub->tab.origin]);
+			diag_note(p->dc, sub->loc, "'%s' is defined here", keyval_name(p, kp, i + 1));
 			goto out;
 		}
 		t = sub;
@@ -521,7 +531,7 @@ int toml_build_keyval(struct toml_parser *p, struct toml_keypath *kp, struct tom
 	const struct toml_kv *dup = toml_table_find(t, last->ptr, last->len);
 	if (dup) {
 		ret = diag_error(p->dc, loc_span(kp->parts[0].loc, last->loc), "duplicate key '%s'",
-				 keypath_text(p, kp->parts, kp->n));
+				 keyval_name(p, kp, kp->n));
 		diag_note(p->dc, dup->key_loc, "first defined here");
 		goto out;
 	}
@@ -550,7 +560,7 @@ int toml_build_table(struct toml_parser *p, struct loc l, struct toml_keypath *k
 			continue;
 		}
 		if (sub->type != TOML_TABLE) {
-			ret = error_not_table(p, kp, i, kv);
+			ret = error_not_table(p, kp, i, kv, keypath_text(p, kp->parts, i + 1));
 			goto out;
 		}
 		if (sub->tab.origin == TOML_TABLE_INLINE) {
@@ -603,6 +613,7 @@ int toml_build_table(struct toml_parser *p, struct loc l, struct toml_keypath *k
 		goto out;
 	}
 	p->section = fresh;
+	p->section_name = name;
 out:
 	if (ret < 0) {
 		/* keys up to the next header go into a scratch table, so that one
@@ -652,6 +663,7 @@ int toml_parse(const struct source *src, struct diag_ctx *dc, struct toml_doc **
 	struct toml_parser p = { .doc = doc, .dc = dc, .src = src };
 	doc->root = table_new(&p, (struct loc){ src, 0, 0 }, TOML_TABLE_ROOT, 0);
 	p.section = doc->root;
+	p.section_name = "";
 	unsigned errors = dc->errors;
 	bool trunc = dc->truncated;
 
@@ -719,10 +731,18 @@ static void format_float(double v, char *buf, size_t n)
 		snprintf(buf, n, v < 0 ? "-inf" : "inf");
 		return;
 	}
-	for (int prec = 1; prec <= 17; prec++) {
+	int prec = 1;
+	for (; prec <= 17; prec++) {
 		snprintf(buf, n, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
 			break;
+	}
+	/* plain digits read better than an exponent for everyday magnitudes */
+	double mag = fabs(v);
+	if (strchr(buf, 'e') && mag >= 1e-5 && mag < 1e16) {
+		int exp10 = (int)floor(log10(mag));
+		int decimals = prec - 1 - exp10;
+		snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
 	}
 }
 

@@ -41,6 +41,7 @@ struct toml_parser {
 
 	/* builder state */
 	struct toml_node *section;             /* the table of the current [header] */
+	const char *section_name;              /* its dotted name, "" for the root */
 	unsigned next_section;
 	struct toml_node *inl[TOML_MAX_DEPTH]; /* inline tables being built */
 	unsigned ninl;

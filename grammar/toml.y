@@ -44,6 +44,7 @@ static void yyerror(YYLTYPE *l, struct toml_parser *p, const char *msg)
 %define api.pure full
 %define api.location.type {struct loc}
 %define parse.error custom
+%define parse.lac full
 %locations
 %expect 0
 %param {struct toml_parser *p}
@@ -77,8 +78,16 @@ static void yyerror(YYLTYPE *l, struct toml_parser *p, const char *msg)
 %%
 
 document
-	: line
-	| document NEWLINE line
+	: lines line
+	| lines error                { toml_build_recover(p); }
+	;
+
+/* After an error the rest of its line is skipped and the next one parsed
+ * afresh, so one run reports every bad line (up to the error budget). */
+lines
+	: %empty
+	| lines line NEWLINE
+	| lines error NEWLINE        { toml_build_recover(p); yyerrok; if (diag_full(p->dc)) YYABORT; }
 	;
 
 line
@@ -86,8 +95,8 @@ line
 	| keyval
 	| LBRACK key RBRACK          { CHECK(toml_build_table(p, @$, $2, false)); }
 	| LLBRACK key RRBRACK        { CHECK(toml_build_table(p, @$, $2, true)); }
-	| error                      { toml_build_recover(p); yyerrok; if (diag_full(p->dc)) YYABORT; }
 	;
+
 
 keyval
 	: key EQUALS value           { CHECK(toml_build_keyval(p, $1, $3)); }
@@ -136,12 +145,15 @@ inline_keyvals
  * already reported as invalid gets no second message. */
 static int yyreport_syntax_error(const yypcontext_t *ctx, struct toml_parser *p)
 {
-	p->recovering = true;
+	yysymbol_kind_t unexpected = yypcontext_token(ctx);
+	/* the scanner skips to the next line unless the error is the newline */
+	p->recovering = unexpected != YYSYMBOL_NEWLINE && unexpected != YYSYMBOL_YYEOF;
+	if (!p->recovering)
+		p->depth = 0;
 	if (p->scan_error) {
 		p->scan_error = false;
 		return 0;
 	}
-	yysymbol_kind_t unexpected = yypcontext_token(ctx);
 	yysymbol_kind_t expected[6];
 	int n = yypcontext_expected_tokens(ctx, expected, 6);
 	char msg[256];
