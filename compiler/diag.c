@@ -150,6 +150,14 @@ void diag_warning(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+void diag_add(struct diag_ctx *dc, enum diag_severity sev, struct loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vqueue(dc, sev, loc, fmt, ap);
+	va_end(ap);
+}
+
 void diag_note(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 {
 	if (dc->n == 0 || dc->truncated)

@@ -82,6 +82,10 @@ void diag_warning(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 void diag_note(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool diag_full(const struct diag_ctx *dc);
+/* Queues a record of any severity; notes queued this way print with their
+ * source line, like errors (beec query uses them to show deciding rules). */
+void diag_add(struct diag_ctx *dc, enum diag_severity sev, struct loc loc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 /* Prints every queued diagnostic in queue order. */
 void diag_print(const struct diag_ctx *dc, FILE *out);

@@ -74,6 +74,10 @@ const char *ir_audit_mode_name(enum ir_audit_mode m);
 #define IR_PERM_READ    (1u << 0)   /* fs: open for reading; env: pass through */
 #define IR_PERM_WRITE   (1u << 1)   /* fs: open for writing */
 #define IR_PERM_EXEC    (1u << 2)   /* exec: run the binary */
+/* exec: run the binary if it is the very file (device, inode) pinned when
+ * the session started. An unpinned grant gives EXEC and EXEC_PINNED, a
+ * pinned one EXEC_PINNED only, so a pin attenuates only to a pin. */
+#define IR_PERM_EXEC_PINNED (1u << 3)
 
 enum ir_net_family { IR_NET_IPV4 = 4, IR_NET_IPV6 = 6 };
 enum ir_net_proto { IR_NET_TCP = 6, IR_NET_UDP = 17 };
