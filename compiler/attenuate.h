@@ -1,0 +1,29 @@
+/* attenuate.h: proof that a child policy is a subset of its parent.
+ *
+ * Domain by domain, every permission the child grants on any path, binary,
+ * variable name or (direction, address, port, protocol) must be granted by
+ * the parent. The automata are compared through their product and the
+ * network sets region by region, so the answer covers every input, not a
+ * sample. When the child widens, the error points at the child rule with
+ * a shortest concrete counterexample:
+ *
+ *   child.toml:7:11: error: child grants read on '/home/you/.ssh/id_rsa', parent does not
+ *
+ * [env] set values are injected context, not access to the launcher's
+ * environment, and [audit] says what is logged, not what is allowed; neither
+ * takes part.
+ */
+#ifndef BEE_ATTENUATE_H
+#define BEE_ATTENUATE_H
+
+#include "diag.h"
+#include "lower.h"
+
+/* Returns 0 when child is proved a subset of parent, 1 when it is not
+ * (errors queued on dc, one per widening domain). */
+int attenuate_check(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc);
+
+/* "read", "write", "read and write", "execute", "execute (pinned)" */
+const char *attenuate_perm_text(enum ir_domain d, uint32_t bits, char *buf, size_t len);
+
+#endif

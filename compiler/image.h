@@ -1,0 +1,16 @@
+/* image.h: map images written from the lowered policy (runtime/ layouts).
+ *
+ * Ownership: each writer returns an xmalloc'ed blob that the caller frees.
+ */
+#ifndef BEE_IMAGE_H
+#define BEE_IMAGE_H
+
+#include "bee_dfa.h"
+#include "dfa.h"
+
+#include <stddef.h>
+
+/* The automaton as one bee_dfa image (runtime/bee_dfa.h). */
+struct bee_dfa_hdr *image_dfa_write(const struct dfa *d, size_t *len);
+
+#endif

@@ -1,0 +1,113 @@
+/* lower.c: IR rules to per-domain DFA rules and network sets. */
+#include "lower.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A pinned path names one file: its bytes are literal, not glob syntax. */
+static char *glob_escape(struct arena *a, const char *s)
+{
+	size_t n = strlen(s);
+	char *out = arena_alloc(a, 2 * n + 1), *o = out;
+	for (; *s; s++) {
+		if (strchr("*?[]{}\\", *s))
+			*o++ = '\\';
+		*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa_kind kind,
+			const struct lower_opts *opts, struct diag_ctx *dc, struct arena *scratch,
+			struct dfa **out)
+{
+	struct dfa_rule *rules = arena_alloc(scratch, (ir->nrules + 1) * sizeof(*rules));
+	size_t n = 0;
+	for (size_t i = 0; i < ir->nrules; i++) {
+		const struct ir_rule *r = &ir->rules[i];
+		if (ir_rule_kind_domain(r->kind) != dom)
+			continue;
+		struct dfa_rule *d = &rules[n];
+		d->glob = r->text;
+		d->rule = r->index;
+		d->loc = r->loc;
+		switch (r->kind) {
+		case IR_RULE_FS_READ:
+			d->grant = IR_PERM_READ;
+			break;
+		case IR_RULE_FS_WRITE:
+			d->grant = IR_PERM_WRITE;
+			break;
+		case IR_RULE_FS_DENY:
+			d->deny = IR_PERM_READ | IR_PERM_WRITE;
+			break;
+		case IR_RULE_EXEC_ALLOW:
+			if (r->exec.pinned) {
+				d->glob = glob_escape(scratch, r->text);
+				d->grant = IR_PERM_EXEC_PINNED;
+			} else {
+				d->grant = IR_PERM_EXEC | IR_PERM_EXEC_PINNED;
+			}
+			break;
+		case IR_RULE_ENV_ALLOW:
+			d->grant = IR_PERM_READ;
+			break;
+		case IR_RULE_ENV_SET:
+		case IR_RULE_NET_CONNECT:
+		case IR_RULE_NET_BIND:
+		case IR_RULE_NET_DENY:
+			continue;
+		case IR_RULE_KIND_COUNT:
+			abort();
+		}
+		n++;
+	}
+	struct dfa_build_opts o = {
+		.sz = sizeof(o),
+		.kind = kind,
+		.max_states = opts ? opts->max_states : 0,
+	};
+	return dfa_build(rules, n, &o, out, dc);
+}
+
+int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
+		 struct diag_ctx *dc, struct lowered **out)
+{
+	struct lowered *lw = xcalloc(1, sizeof(*lw));
+	struct arena scratch = { 0 };
+	int err = 0;
+	lw->ir = ir;
+	if (lower_domain(ir, IR_DOMAIN_FS, DFA_KIND_PATH, opts, dc, &scratch, &lw->dfa[IR_DOMAIN_FS]) < 0)
+		err = -1;
+	if (lower_domain(ir, IR_DOMAIN_EXEC, DFA_KIND_PATH, opts, dc, &scratch, &lw->dfa[IR_DOMAIN_EXEC]) < 0)
+		err = -1;
+	if (lower_domain(ir, IR_DOMAIN_ENV, DFA_KIND_NAME, opts, dc, &scratch, &lw->dfa[IR_DOMAIN_ENV]) < 0)
+		err = -1;
+	if (netset_build(ir->rules, ir->nrules, NULL, dc, &lw->net) < 0)
+		err = -1;
+	arena_free(&scratch);
+	if (err) {
+		lowered_free(lw);
+		*out = NULL;
+		return -1;
+	}
+	*out = lw;
+	return 0;
+}
+
+void lowered_free(struct lowered *lw)
+{
+	if (!lw)
+		return;
+	for (int d = 0; d < IR_DOMAIN_COUNT; d++)
+		dfa_free(lw->dfa[d]);
+	netset_free(lw->net);
+	free(lw);
+}
+
+const struct ir_rule *lowered_rule(const struct lowered *lw, unsigned i)
+{
+	return i < lw->ir->nrules ? &lw->ir->rules[i] : NULL;
+}

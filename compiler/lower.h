@@ -1,0 +1,39 @@
+/* lower.h: policy IR -> the automata and network sets that the kernel walks.
+ *
+ *   fs    read/write/deny globs  -> one DFA, bits READ | WRITE
+ *   exec  allow paths            -> one DFA, bits EXEC | EXEC_PINNED
+ *   env   allow name globs       -> one DFA, bit READ
+ *   net   connect/bind/deny      -> disjoint LPM entries (netset.h)
+ *
+ * A deny in [fs] takes both READ and WRITE. [env] set names are injected
+ * by the launcher, not passed through, so they are not in the env DFA.
+ *
+ * Ownership: lower_policy returns a struct lowered that the caller frees
+ * with lowered_free; it borrows the IR, which must outlive it.
+ */
+#ifndef BEE_LOWER_H
+#define BEE_LOWER_H
+
+#include "dfa.h"
+#include "ir.h"
+#include "netset.h"
+
+struct lower_opts {
+	size_t sz;              /* sizeof(struct lower_opts) */
+	unsigned max_states;    /* per automaton; 0: DFA_DEFAULT_MAX_STATES */
+};
+
+struct lowered {
+	const struct ir_policy *ir;
+	struct dfa *dfa[IR_DOMAIN_COUNT];   /* NULL for IR_DOMAIN_NET */
+	struct netset *net;
+};
+
+int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
+		 struct diag_ctx *dc, struct lowered **out);
+void lowered_free(struct lowered *lw);
+
+/* The rule with index i (rule indices are positions in ir->rules). */
+const struct ir_rule *lowered_rule(const struct lowered *lw, unsigned i);
+
+#endif
