@@ -1,0 +1,57 @@
+/* libbeec.h: the policy compiler as a library; beec is a thin command line
+ * over it.
+ *
+ * A policy goes through the pipeline one stage at a time, each stage filling
+ * one field of struct beec_policy:
+ *
+ *   beec_policy__read     file -> source
+ *   beec_policy__parse    source -> TOML document      (grammar/, toml.h)
+ *   beec_policy__build    document -> policy IR        (schema.h, ir.h)
+ *
+ * beec_policy__load runs all of them. Diagnostics go to the caller's
+ * diag_ctx and point into the policy's source, so the policy must outlive
+ * their printing. Nothing here prints or exits.
+ *
+ * Ownership: a beec_policy owns its source, document and IR;
+ * beec_policy__fini releases them.
+ */
+#ifndef BEE_LIBBEEC_H
+#define BEE_LIBBEEC_H
+
+#include "diag.h"
+#include "ir.h"
+#include "toml.h"
+
+#include <stddef.h>
+
+#define BEEC_VERSION "0.1.0"
+
+struct beec_opts {
+	size_t sz;                       /* sizeof(struct beec_opts) */
+	const char *const *defines;      /* "NAME=VALUE": ${NAME} in the policy */
+	size_t ndefines;
+};
+
+struct beec_policy {
+	struct source *src;
+	struct toml_doc *doc;
+	struct ir_policy *ir;
+};
+
+/* Reads path ("-" is standard input). Returns 0 or a negative errno;
+ * queues nothing. */
+int beec_policy__read(struct beec_policy *p, const char *path);
+/* Returns 0, or -EINVAL with diagnostics queued in dc. */
+int beec_policy__parse(struct beec_policy *p, struct diag_ctx *dc);
+int beec_policy__build(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc);
+
+/* Read, parse and build. Returns 0; a negative errno when the file cannot
+ * be read (then p->src is NULL and nothing is queued); or -EINVAL with
+ * diagnostics queued when the policy is not valid. Warnings may be queued
+ * on success too. */
+int beec_policy__load(struct beec_policy *p, const char *path, const struct beec_opts *opts,
+		      struct diag_ctx *dc);
+
+void beec_policy__fini(struct beec_policy *p);
+
+#endif
