@@ -1,0 +1,182 @@
+/* dfa.h: the rules of one domain lowered into one minimised DFA over bytes.
+ *
+ * Input: rules, each a glob (see glob.h) with the permission bits it grants
+ * and the bits it denies. For a string s the automaton answers
+ *
+ *   perms(s) = (union of grant over rules matching s)
+ *              & ~(union of deny over rules matching s)
+ *
+ * and which rules matched s (provenance: "which rules decided this").
+ *
+ * Pipeline (dfa_build): globs -> one Thompson NFA -> byte classes -> subset
+ * construction (bounded by max_states) -> Hopcroft minimisation with the
+ * initial partition keyed by the set of matching rules -> merge byte
+ * classes that the minimal automaton does not tell apart -> number states
+ * breadth-first from the start (0) in class order, the dead state last.
+ * The same rules give the same tables, whatever their order.
+ *
+ * Tables for the map image: class_of[256] (u8), next[state * nclasses + class]
+ * (u16), perms[state] (u32). A walk is one class lookup and one 16-bit load
+ * per byte. No glob matches NUL, so byte 0 always leads to the dead state (or
+ * to a state with no permissions when the automaton has no dead state).
+ *
+ * Ownership: dfa_build returns a dfa that the caller releases with dfa_free;
+ * every pointer that an accessor returns is owned by the dfa and lives as
+ * long as it does.
+ */
+#ifndef BEE_DFA_H
+#define BEE_DFA_H
+
+#include "diag.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* State ids are u16 in the map image; 0xffff is "none". */
+#define DFA_MAX_STATES 65535u
+#define DFA_STATE_NONE 0xffffu
+/* Subset construction may need far more states than the minimal automaton;
+ * this bounds its memory (about 0.5 KiB a state) and time. */
+#define DFA_DEFAULT_BUILD_STATES 262144u
+
+/* What strings a domain holds; only changes which counterexample reads best. */
+#define DFA_KINDS(X)                                                   \
+	X(PATH, "path")   /* absolute, normalised paths: "/a/b" */     \
+	X(NAME, "name")   /* environment-variable names: "CARGO_HOME" */
+
+enum dfa_kind {
+#define X(name, str) DFA_KIND_##name,
+	DFA_KINDS(X)
+#undef X
+};
+
+const char *dfa_kind_name(enum dfa_kind k);
+
+struct dfa_rule {
+	const char *glob;    /* NUL-terminated glob text */
+	uint32_t grant;      /* permission bits granted; 0 for a deny rule */
+	uint32_t deny;       /* permission bits denied */
+	unsigned rule;       /* provenance: the policy rule's index */
+	struct loc loc;      /* where the glob is written (LOC_NONE if nowhere) */
+};
+
+/* Filled when a state limit stops a build: the rules whose NFA states take
+ * part in the most subset states, most first. */
+struct dfa_limit_report {
+	unsigned nrules;
+	unsigned rules[3];       /* dfa_rule.rule */
+	size_t states[3];        /* in how many subset states each takes part */
+	size_t subset;           /* subset states built */
+	size_t built;            /* states of the automaton that broke the limit */
+};
+
+struct dfa_build_opts {
+	size_t sz;               /* sizeof(struct dfa_build_opts) */
+	enum dfa_kind kind;
+	unsigned max_states;       /* of the minimal automaton; 0 or more: DFA_MAX_STATES */
+	unsigned max_build_states; /* of subset construction; 0: DFA_DEFAULT_BUILD_STATES */
+	/* Minimise by permissions alone (dfa_perms_reduce): smaller tables, but
+	 * the states no longer know which rules matched. */
+	bool perms_only;
+	struct dfa_limit_report *limit;   /* optional, filled on -E2BIG */
+};
+
+struct dfa;
+
+/* Builds the automaton of rules[0..n). Errors are queued on dc (which may be
+ * NULL) with the rule's location: a bad glob gives -EINVAL; a construction
+ * over max_build_states or a minimal automaton over max_states gives -E2BIG
+ * and names the rules responsible. */
+int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opts *opts,
+	      struct dfa **out, struct diag_ctx *dc);
+void dfa_free(struct dfa *d);
+
+/* The smallest automaton giving every string the same permissions as d
+ * (d minimised again, by permissions alone): what a map image needs. Its
+ * states carry no rules. Returns 0; *out is the caller's to free. Keep d to
+ * name rules: walk d for provenance, the reduced one for the table. */
+int dfa_perms_reduce(const struct dfa *d, struct dfa **out);
+
+struct dfa_stats {
+	unsigned states;         /* in the minimised automaton */
+	unsigned classes;        /* byte classes */
+	unsigned transitions;    /* (state, class) pairs not leading to the dead state */
+	unsigned accepting;      /* states with a non-empty rule set */
+	unsigned nfa_states;     /* of the combined NFA */
+	unsigned subset_states;  /* built by subset construction, before minimising */
+};
+
+void dfa_stats_get(const struct dfa *d, struct dfa_stats *st);
+enum dfa_kind dfa_kind_get(const struct dfa *d);
+
+/* The rules a state's strings matched: rule ids ascending, no repeats. */
+struct dfa_rules {
+	const unsigned *ids;
+	size_t n;
+};
+
+/* Walks bytes[0..len) from the start state; returns the state reached and
+ * sets *perms and *rules (either may be NULL) from it. */
+unsigned dfa_match(const struct dfa *d, const void *bytes, size_t len, uint32_t *perms,
+		   struct dfa_rules *rules);
+
+/* Read-only view of the tables, for map images. */
+struct dfa_tables {
+	unsigned nstates, nclasses;
+	unsigned start;          /* always 0 */
+	unsigned dead;           /* DFA_STATE_NONE when every state is live */
+	const uint8_t *class_of; /* [256] */
+	const uint16_t *next;    /* [nstates * nclasses] */
+	const uint32_t *perms;   /* [nstates] */
+};
+
+void dfa_tables_get(const struct dfa *d, struct dfa_tables *t);
+unsigned dfa_next(const struct dfa *d, unsigned state, unsigned cls);
+uint32_t dfa_state_perms(const struct dfa *d, unsigned state);
+struct dfa_rules dfa_state_rules(const struct dfa *d, unsigned state);
+
+/* The input rules, as given to dfa_build (indexable by position). */
+size_t dfa_rule_count(const struct dfa *d);
+const struct dfa_rule *dfa_rule_get(const struct dfa *d, size_t i);   /* glob and loc copied */
+
+/* How readable a byte is in an example string, lower is better: letters,
+ * digits, '_' '-' '.', other printable, space, high bytes, controls; NUL is
+ * never used (UINT_MAX). */
+unsigned dfa_byte_rank(uint8_t b);
+/* The most readable byte of a class, or -1 when the class is only NUL. */
+int dfa_class_example(const struct dfa *d, unsigned cls);
+
+/* Attenuation: a shortest string that the child grants more on than the
+ * parent, if there is one. Strings that look like the domain's strings are
+ * preferred (for PATH: absolute, no empty segment; for NAME: non-empty, no
+ * '='); only when every witness is malformed is a malformed one returned,
+ * since a child policy must not widen anywhere. Among equally short
+ * witnesses the first in breadth-first order over classes ranked by their
+ * most readable byte wins, so the answer is deterministic. */
+struct dfa_widening {
+	bool found;
+	char *example;           /* NUL-terminated; never holds NUL */
+	size_t len;
+	uint32_t extra;          /* child_perms & ~parent_perms, non-zero */
+	uint32_t child_perms, parent_perms;
+	unsigned *child_rules;   /* child rules granting a bit of extra, ascending */
+	size_t nchild_rules;
+	unsigned *parent_rules;  /* every parent rule matching the example */
+	size_t nparent_rules;
+	bool well_formed;        /* the example is a well-formed path/name */
+};
+
+/* Returns 0 (with w->found saying whether the child widens) or -EINVAL when
+ * the kinds differ. Release w with dfa_widening_fini. */
+int dfa_widening_find(const struct dfa *child, const struct dfa *parent, struct dfa_widening *w);
+void dfa_widening_fini(struct dfa_widening *w);
+
+/* Deterministic text (--dump=dfa): classes, then every state with its
+ * permissions, rules and transitions (the dead state's are left out). */
+void dfa_dump(const struct dfa *d, FILE *out);
+/* Graphviz (--dump=dfa-dot), accepting states labelled with rules. */
+void dfa_dump_dot(const struct dfa *d, FILE *out);
+
+#endif
