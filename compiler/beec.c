@@ -74,8 +74,16 @@ static int finish_output(int status)
 
 static int cmd_toml_json(int argc, char **argv)
 {
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+		fputs("usage: beec toml-json [FILE]\n"
+		      "Prints FILE ('-' or none: standard input) as the tagged JSON of the\n"
+		      "toml-test suite, or its diagnostics and exit status 1.\n", stdout);
+		return finish_output(0);
+	}
 	if (argc > 2)
 		return usage_error("toml-json takes one FILE, got %d arguments", argc - 1);
+	if (argc == 2 && argv[1][0] == '-' && argv[1][1] != '\0')
+		return usage_error("unknown option '%s' for toml-json", argv[1]);
 	const char *path = argc == 2 ? argv[1] : "-";
 	struct beec_policy pol;
 	struct diag_ctx dc;
