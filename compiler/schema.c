@@ -339,6 +339,19 @@ static bool glob_is_literal(const struct glob *g)
 	return true;
 }
 
+/* The one string a literal glob matches (its escapes resolved). */
+static char *glob_literal_text(const struct glob *g, struct arena *a)
+{
+	const struct glob_alt *alt = &g->alts[0];
+	char *t = arena_alloc(a, alt->n + 1), *o = t;
+	for (size_t i = 0; i < alt->n; i++)
+		for (unsigned b = 1; b < 256; b++)
+			if (glob_byteset_has(&alt->items[i].set, b))
+				*o++ = (char)b;
+	*o = '\0';
+	return t;
+}
+
 static int env_bad_char(struct schema *s, const struct xstr *x, size_t i)
 {
 	char b1[SHOWLEN], b2[SHOWLEN];
@@ -648,6 +661,10 @@ static void add_path_rule(struct schema *s, const struct xstr *x, enum ir_rule_k
 					   "name the file or drop the '!'");
 		goto out;
 	}
+	/* a pin's text is the file's own path, escapes resolved: the loader
+	 * opens it, and lowering matches it literally */
+	if (pinned)
+		text = glob_literal_text(&g, &s->pol->arena);
 	if (kind == IR_RULE_FS_WRITE) {
 		const char *prot = protected_reach(&g);
 		if (prot) {

@@ -89,7 +89,9 @@ static const struct {
 	{ HEAD "[fs]\nread = [\"/a/{b}\", \"/a/[]x]\", \"/a/[^x]\", \"/a/[[:digit:]]\"]", "/a/[[:digit:]]" },
 	{ HEAD "[fs]\nread = [\"/a b/c\"]", "fs.read      \"/a b/c\"" },
 	{ HEAD "[exec]\nallow = [\"!/usr/bin/git\", \"/usr/bin/*\"]", "exec.allow   !/usr/bin/git" },
-	{ HEAD "[exec]\nallow = ['!/usr/bin/a\\*b']", "exec.allow   !/usr/bin/a\\*b" },
+	/* a pin's text is its file's literal path */
+	{ HEAD "[exec]\nallow = ['!/usr/bin/a\\*b']", "exec.allow   !/usr/bin/a*b" },
+	{ HEAD "[exec]\nallow = [\"!/usr/{bin}/g\\\\it\"]", "exec.allow   !/usr/bin/git" },
 	/* write grants next to, but not into, the protected interfaces */
 	{ HEAD "[fs]\nwrite = [\"/proc/sysrq-trigger\"]", "fs.write" },
 	{ HEAD "[fs]\nwrite = [\"/sys/fs/bpfx\", \"/sys/fs/cgroupx/y\"]", "/sys/fs/cgroupx/y" },
