@@ -98,7 +98,8 @@ struct ir_rule {
 	unsigned index;            /* position in the policy, from 0 */
 	struct loc loc;            /* the rule's string (or key, for env.set) */
 	const char *text;          /* the glob/entry after ${NAME} expansion;
-				    * without the '!' of a pinned exec path;
+				    * for a pinned exec path the file's literal
+				    * path (no '!', escapes resolved);
 				    * the variable name for ENV_SET */
 	union {
 		struct { bool pinned; } exec;   /* EXEC_ALLOW */
