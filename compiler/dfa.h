@@ -17,8 +17,8 @@
  *
  * Tables for the map image: class_of[256] (u8), next[state * nclasses + class]
  * (u16), perms[state] (u32). A walk is one class lookup and one 16-bit load
- * per byte. No glob matches NUL, so byte 0 always leads to the dead state (or
- * to a state with no permissions when the automaton has no dead state).
+ * per byte. No glob matches NUL, so byte 0 always leads to the dead state,
+ * which therefore exists in every automaton (and is numbered last).
  *
  * Ownership: dfa_build returns a dfa that the caller releases with dfa_free;
  * every pointer that an accessor returns is owned by the dfa and lives as
@@ -126,7 +126,9 @@ unsigned dfa_match(const struct dfa *d, const void *bytes, size_t len, uint32_t 
 struct dfa_tables {
 	unsigned nstates, nclasses;
 	unsigned start;          /* always 0 */
-	unsigned dead;           /* DFA_STATE_NONE when every state is live */
+	unsigned dead;           /* the state with no way out; DFA_STATE_NONE never
+				  * occurs today (NUL always leads to it) but
+				  * readers should allow it */
 	const uint8_t *class_of; /* [256] */
 	const uint16_t *next;    /* [nstates * nclasses] */
 	const uint32_t *perms;   /* [nstates] */

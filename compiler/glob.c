@@ -498,6 +498,8 @@ static int glob_byte_format(unsigned b, char *buf, size_t size)
 static int glob_ranges_format(const struct glob_byteset *s, char *buf, size_t size)
 {
 	int n = 0;
+	if (size)
+		buf[0] = '\0';
 	for (unsigned b = 0; b < 256;) {
 		if (!glob_byteset_has(s, b)) {
 			b++;
@@ -529,14 +531,14 @@ int glob_byteset_format(const struct glob_byteset *s, char *buf, size_t size)
 	}
 	/* NUL never matches, so leave it out of a complement's text */
 	c.w[0] &= ~(uint64_t)1;
+	if (glob_byteset_empty(&c))
+		return snprintf(buf, size, "any");
 	if (in > 128) {
 		if (size)
 			buf[0] = '^';
 		int n = glob_ranges_format(&c, size > 1 ? buf + 1 : buf, size > 1 ? size - 1 : 0);
 		return n + 1;
 	}
-	if (size)
-		buf[0] = '\0';
 	return glob_ranges_format(s, buf, size);
 }
 

@@ -107,8 +107,9 @@ void glob_fini(struct glob *g);
 /* One line per alternative: its items, e.g. "byte '/' star [^/] dirs". */
 void glob_dump(const struct glob *g, FILE *out);
 
-/* Writes a byte set as ranges ("'a'-'z' '_'"), complemented with '^' when
- * that is shorter; returns the number of characters written (snprintf-style). */
+/* Writes a byte set as ranges ("'a'-'z' '_'"), as "^" and the complement
+ * when that is shorter ("^'/'": any byte but '/' and NUL), or "any" for every
+ * byte but NUL; returns the length of the whole text (snprintf-style). */
 int glob_byteset_format(const struct glob_byteset *s, char *buf, size_t size);
 
 #endif

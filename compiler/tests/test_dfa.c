@@ -1,0 +1,499 @@
+/* test_dfa: the automaton's API: tables, provenance, limits, dumps. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "dfa.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct dfa *build(const struct dfa_rule *r, size_t n)
+{
+	struct dfa *d = NULL;
+	assert_int_equal(dfa_build(r, n, NULL, &d, NULL), 0);
+	assert_non_null(d);
+	return d;
+}
+
+static char *dump_text(const struct dfa *d, bool dot)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (dot)
+		dfa_dump_dot(d, f);
+	else
+		dfa_dump(d, f);
+	fclose(f);
+	return buf;
+}
+
+static uint32_t perms_of(const struct dfa *d, const char *s)
+{
+	uint32_t p;
+	dfa_match(d, s, strlen(s), &p, NULL);
+	return p;
+}
+
+/* Every table entry in range, the dead state closed and permission-less. */
+static void check_tables(const struct dfa *d)
+{
+	struct dfa_tables t;
+	dfa_tables_get(d, &t);
+	assert_true(t.nstates >= 1 && t.nstates <= DFA_MAX_STATES);
+	assert_true(t.nclasses >= 1 && t.nclasses <= 256);
+	assert_int_equal(t.start, 0);
+	for (unsigned b = 0; b < 256; b++)
+		assert_true(t.class_of[b] < t.nclasses);
+	for (size_t i = 0; i < (size_t)t.nstates * t.nclasses; i++)
+		assert_true(t.next[i] < t.nstates);
+	/* byte 0 never leads to permissions */
+	for (unsigned s = 0; s < t.nstates; s++)
+		assert_int_equal(t.perms[t.next[s * t.nclasses + t.class_of[0]]], 0);
+	if (t.dead != DFA_STATE_NONE) {
+		assert_int_equal(t.dead, t.nstates - 1);
+		assert_int_equal(t.perms[t.dead], 0);
+		assert_int_equal(dfa_state_rules(d, t.dead).n, 0);
+		for (unsigned c = 0; c < t.nclasses; c++)
+			assert_int_equal(t.next[t.dead * t.nclasses + c], t.dead);
+	}
+	/* every class has a non-NUL example, or is the class of NUL alone */
+	for (unsigned c = 0; c < t.nclasses; c++) {
+		int e = dfa_class_example(d, c);
+		if (e < 0)
+			assert_int_equal(c, t.class_of[0]);
+		else
+			assert_true(e > 0 && t.class_of[e] == c);
+	}
+}
+
+static void test_dfa_small(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = { { .glob = "/a", .grant = 1, .rule = 4 } };
+	struct dfa *d = build(r, 1);
+	struct dfa_stats st;
+	dfa_stats_get(d, &st);
+	/* 0 -'/'-> 1 -'a'-> 2, and the dead state 3; classes: other, '/', 'a' */
+	assert_int_equal(st.states, 4);
+	assert_int_equal(st.classes, 3);
+	assert_int_equal(st.transitions, 2);
+	assert_int_equal(st.accepting, 1);
+	struct dfa_tables t;
+	dfa_tables_get(d, &t);
+	assert_int_equal(t.dead, 3);
+	assert_int_equal(t.class_of['/'], 1);
+	assert_int_equal(t.class_of['a'], 2);
+	assert_int_equal(t.class_of[0], 0);
+	assert_int_equal(t.class_of['b'], 0);
+	uint32_t p;
+	struct dfa_rules rules;
+	assert_int_equal(dfa_match(d, "/a", 2, &p, &rules), 2);
+	assert_int_equal(p, 1);
+	assert_int_equal(rules.n, 1);
+	assert_int_equal(rules.ids[0], 4);
+	assert_int_equal(dfa_match(d, "/ab", 3, &p, &rules), 3);
+	assert_int_equal(p, 0);
+	assert_int_equal(rules.n, 0);
+	assert_int_equal(dfa_match(d, "", 0, NULL, NULL), 0);
+	assert_int_equal(dfa_kind_get(d), DFA_KIND_PATH);
+	assert_int_equal(dfa_rule_count(d), 1);
+	assert_string_equal(dfa_rule_get(d, 0)->glob, "/a");
+	check_tables(d);
+	dfa_free(d);
+}
+
+static void test_dfa_no_rules(void **state)
+{
+	(void)state;
+	struct dfa *d = build(NULL, 0);
+	struct dfa_tables t;
+	dfa_tables_get(d, &t);
+	assert_int_equal(t.nstates, 1);
+	assert_int_equal(t.nclasses, 1);
+	assert_int_equal(t.dead, 0);
+	assert_int_equal(perms_of(d, "/etc/passwd"), 0);
+	check_tables(d);
+	dfa_free(d);
+}
+
+/* "**" matches every string, but no glob matches NUL: NUL is the one way
+ * into the dead state. */
+static void test_dfa_nul(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = { { .glob = "**", .grant = 2, .rule = 0 } };
+	struct dfa *d = build(r, 1);
+	struct dfa_tables t;
+	dfa_tables_get(d, &t);
+	assert_int_equal(t.nstates, 2);
+	assert_int_equal(t.dead, 1);
+	assert_int_equal(perms_of(d, ""), 2);
+	assert_int_equal(perms_of(d, "/x/y"), 2);
+	assert_int_equal(dfa_match(d, "a\0b", 3, NULL, NULL), t.dead);
+	check_tables(d);
+	dfa_free(d);
+}
+
+/* Grants union, denies subtract, provenance names every matching rule. */
+static void test_dfa_semantics(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = {
+		{ .glob = "/home/you/project/**", .grant = 1, .rule = 0 },
+		{ .glob = "/home/you/project/target/**", .grant = 2, .rule = 1 },
+		{ .glob = "**/*.pem", .deny = 3, .rule = 2 },
+		{ .glob = "/home/you/project/secret", .deny = 1, .rule = 3 },
+		{ .glob = "/home/you/project/noop", .rule = 4 },
+	};
+	struct dfa *d = build(r, 5);
+	static const struct {
+		const char *s;
+		uint32_t perms;
+		unsigned rules[4];
+		size_t n;
+	} rows[] = {
+		{ "/home/you/project/src/main.rs", 1, { 0 }, 1 },
+		{ "/home/you/project/target/debug/x", 3, { 0, 1 }, 2 },
+		{ "/home/you/project/target/key.pem", 0, { 0, 1, 2 }, 3 },
+		{ "/home/you/project/secret", 0, { 0, 3 }, 2 },
+		{ "/home/you/project/noop", 1, { 0, 4 }, 2 },
+		{ "/etc/key.pem", 0, { 2 }, 1 },
+		{ "/home/you/projects", 0, { 0 }, 0 },
+		{ "/home/you/project", 0, { 0 }, 0 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint32_t p;
+		struct dfa_rules got;
+		dfa_match(d, rows[i].s, strlen(rows[i].s), &p, &got);
+		assert_int_equal(p, rows[i].perms);
+		assert_int_equal(got.n, rows[i].n);
+		for (size_t k = 0; k < got.n; k++)
+			assert_int_equal(got.ids[k], rows[i].rules[k]);
+	}
+	check_tables(d);
+	dfa_free(d);
+}
+
+/* Entries may share a rule id (one policy rule lowered twice): the id is
+ * named once. */
+static void test_dfa_shared_rule_id(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = {
+		{ .glob = "/a/*", .grant = 1, .rule = 9 },
+		{ .glob = "/a/b", .grant = 2, .rule = 9 },
+		{ .glob = "/a/c", .grant = 4, .rule = 3 },
+	};
+	struct dfa *d = build(r, 3);
+	struct dfa_rules got;
+	uint32_t p;
+	dfa_match(d, "/a/b", 4, &p, &got);
+	assert_int_equal(p, 3);
+	assert_int_equal(got.n, 1);
+	assert_int_equal(got.ids[0], 9);
+	dfa_match(d, "/a/c", 4, &p, &got);
+	assert_int_equal(p, 5);
+	assert_int_equal(got.n, 2);
+	assert_int_equal(got.ids[0], 3);
+	assert_int_equal(got.ids[1], 9);
+	dfa_free(d);
+}
+
+static const char dump_expect[] =
+	"dfa path: 11 states, 8 classes, 40 transitions, start 0, dead 10\n"
+	"rule 0: grant 0x1 deny 0x0 '/usr/**'\n"
+	"rule 1: grant 0x0 deny 0x1 '/usr/sec*'\n"
+	"class 0: \\x00\n"
+	"class 1: ^'/' 'c' 'e' 'r'-'s' 'u'\n"
+	"class 2: '/'\n"
+	"class 3: 'c'\n"
+	"class 4: 'e'\n"
+	"class 5: 'r'\n"
+	"class 6: 's'\n"
+	"class 7: 'u'\n"
+	"state 0:\n"
+	"  2 -> 1\n"
+	"state 1:\n"
+	"  7 -> 2\n"
+	"state 2:\n"
+	"  6 -> 3\n"
+	"state 3:\n"
+	"  5 -> 4\n"
+	"state 4:\n"
+	"  2 -> 5\n"
+	"state 5: perms 0x1 rules 0\n"
+	"  1 2 3 4 5 7 -> 6\n"
+	"  6 -> 7\n"
+	"state 6: perms 0x1 rules 0\n"
+	"  1 2 3 4 5 6 7 -> 6\n"
+	"state 7: perms 0x1 rules 0\n"
+	"  1 2 3 5 6 7 -> 6\n"
+	"  4 -> 8\n"
+	"state 8: perms 0x1 rules 0\n"
+	"  1 2 4 5 6 7 -> 6\n"
+	"  3 -> 9\n"
+	"state 9: rules 0,1\n"
+	"  1 3 4 5 6 7 -> 9\n"
+	"  2 -> 6\n"
+	"state 10: dead\n";
+
+static void test_dfa_dump(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = {
+		{ .glob = "/usr/**", .grant = 1, .rule = 0 },
+		{ .glob = "/usr/sec*", .deny = 1, .rule = 1 },
+	};
+	struct dfa_rule rev[] = { r[1], r[0] };
+	struct dfa *d = build(r, 2), *d2 = build(rev, 2);
+	char *a = dump_text(d, false), *b = dump_text(d2, false);
+	assert_string_equal(a, dump_expect);
+	/* the rule lines follow input order; everything after them is equal */
+	assert_string_equal(strstr(a, "class 0"), strstr(b, "class 0"));
+	free(a);
+	free(b);
+
+	char *dot = dump_text(d, true);
+	assert_non_null(strstr(dot, "digraph dfa {\n"));
+	assert_non_null(strstr(dot, "\ts9 [shape=doublecircle, label=\"9\\nrules 0,1\"];\n"));
+	assert_non_null(strstr(dot, "\ts6 -> s6 [label=\"any\"];\n"));
+	assert_non_null(strstr(dot, "\ts5 -> s7 [label=\"'s'\"];\n"));
+	assert_null(strstr(dot, "s10"));   /* the dead state is left out */
+	free(dot);
+	dfa_free(d);
+	dfa_free(d2);
+}
+
+/* Quotes and backslashes in edge labels are escaped for Graphviz. */
+static void test_dfa_dump_dot_escape(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = { { .glob = "/\\\\\"", .grant = 1, .rule = 0 } };
+	struct dfa *d = build(r, 1);
+	char *dot = dump_text(d, true);
+	assert_non_null(strstr(dot, "[label=\"\\\\x5c\"]"));
+	assert_non_null(strstr(dot, "[label=\"'\\\"'\"]"));
+	free(dot);
+	dfa_free(d);
+}
+
+/* "n-th byte from the end is 'a'" needs 2^n states: the build stops and
+ * names that rule, not the innocent ones. */
+static void test_dfa_build_limit(void **state)
+{
+	(void)state;
+	const char *text = "x = [\"/etc/passwd\", \"/x/*a?????????????\", \"/usr/**\"]\n";
+	struct source *src = source_new("p.toml", text, strlen(text));
+	const char *g = strstr(text, "\"/x/");
+	struct dfa_rule r[] = {
+		{ .glob = "/etc/passwd", .grant = 1, .rule = 0, .loc = { src, 5, 13 } },
+		{ .glob = "/x/*a?????????????", .grant = 1, .rule = 1,
+		  .loc = { src, (uint32_t)(g - text), 20 } },
+		{ .glob = "/usr/**", .grant = 1, .rule = 2, .loc = { src, 42, 9 } },
+	};
+	struct dfa_limit_report rep;
+	struct dfa_build_opts o = { .sz = sizeof(o), .max_build_states = 1000, .limit = &rep };
+	struct diag_ctx dc;
+	struct dfa *d = (struct dfa *)1;
+	diag_init(&dc);
+	assert_int_equal(dfa_build(r, 3, &o, &d, &dc), -E2BIG);
+	assert_null(d);
+	assert_true(rep.nrules >= 1);
+	assert_int_equal(rep.rules[0], 1);
+	assert_int_equal(rep.subset, 1000);
+	assert_true(rep.states[0] > 900);
+	for (unsigned i = 1; i < rep.nrules; i++)
+		assert_true(rep.states[i] < rep.states[0] / 10);
+	assert_int_equal(dc.errors, 1);
+	assert_string_equal(dc.items[0].msg,
+			    "the path automaton is too large: building it takes more than 1000 states");
+	assert_int_equal(dc.items[0].loc.off, (uint32_t)(g - text));
+	assert_true(dc.items[0].nnotes >= 1);
+	assert_non_null(strstr(dc.items[0].notes[0].msg, "glob '/x/*a?????????????" "' takes part in"));
+	diag_fini(&dc);
+
+	/* the same rules fit with the default bounds */
+	assert_int_equal(dfa_build(r, 3, NULL, &d, NULL), 0);
+	struct dfa_stats st;
+	dfa_stats_get(d, &st);
+	assert_true(st.states > 8192);
+	assert_int_equal(perms_of(d, "/x/qqqa0123456789bcd"), 1);
+	assert_int_equal(perms_of(d, "/x/qqqb0123456789bcd"), 0);
+	dfa_free(d);
+	source_free(src);
+}
+
+/* The minimal automaton itself may be over max_states. */
+static void test_dfa_final_limit(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = { { .glob = "/x/*a???????", .grant = 1, .rule = 5 } };
+	struct dfa_limit_report rep;
+	struct dfa_build_opts o = { .sz = sizeof(o), .max_states = 100, .limit = &rep };
+	struct diag_ctx dc;
+	struct dfa *d;
+	diag_init(&dc);
+	assert_int_equal(dfa_build(r, 1, &o, &d, &dc), -E2BIG);
+	assert_int_equal(rep.nrules, 1);
+	assert_int_equal(rep.rules[0], 5);
+	assert_true(rep.built > 100);
+	assert_string_equal(dc.items[0].msg,
+			    "the path automaton is too large: its minimal form has more than 100 states");
+	diag_fini(&dc);
+	o.max_states = 1000;
+	assert_int_equal(dfa_build(r, 1, &o, &d, NULL), 0);
+	dfa_free(d);
+}
+
+/* Options from an older, shorter struct still work. */
+static void test_dfa_opts_size(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = { { .glob = "HOME", .grant = 1, .rule = 0 } };
+	struct dfa_build_opts o = { .sz = offsetof(struct dfa_build_opts, max_states), .kind = DFA_KIND_NAME,
+				    .max_states = 1 };
+	struct dfa *d;
+	assert_int_equal(dfa_build(r, 1, &o, &d, NULL), 0);
+	assert_int_equal(dfa_kind_get(d), DFA_KIND_NAME);
+	assert_int_equal(perms_of(d, "HOME"), 1);
+	dfa_free(d);
+}
+
+static void test_dfa_perms_reduce(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = {
+		{ .glob = "/usr/**", .grant = 1, .rule = 0 },
+		{ .glob = "/usr/lib/**", .grant = 1, .rule = 1 },
+		{ .glob = "/usr/lib/*.so", .grant = 1, .rule = 2 },
+		{ .glob = "**/*.pem", .deny = 1, .rule = 3 },
+		{ .glob = "**/*.key", .deny = 1, .rule = 4 },
+		{ .glob = "/tmp/**", .grant = 3, .rule = 5 },
+	};
+	struct dfa *d = build(r, 6), *p;
+	assert_int_equal(dfa_perms_reduce(d, &p), 0);
+	struct dfa_stats sd, sp;
+	dfa_stats_get(d, &sd);
+	dfa_stats_get(p, &sp);
+	assert_true(sp.states < sd.states);
+	static const char *const paths[] = {
+		"/usr/bin/cc", "/usr/lib/libc.so", "/usr/lib/x/y.pem", "/usr/lib/a.key", "/tmp/a/b",
+		"/tmp/k.pem", "/etc/passwd", "/usr", "/usr/", "/tmp/", "",
+	};
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct dfa_rules rr;
+		uint32_t a, b;
+		dfa_match(d, paths[i], strlen(paths[i]), &a, NULL);
+		dfa_match(p, paths[i], strlen(paths[i]), &b, &rr);
+		assert_int_equal(a, b);
+		assert_int_equal(rr.n, 0);
+	}
+	check_tables(p);
+
+	/* the option gives the same tables */
+	struct dfa_build_opts o = { .sz = sizeof(o), .perms_only = true };
+	struct dfa *q;
+	assert_int_equal(dfa_build(r, 6, &o, &q, NULL), 0);
+	char *x = dump_text(p, false), *y = dump_text(q, false);
+	assert_string_equal(x, y);
+	free(x);
+	free(y);
+	dfa_free(q);
+	dfa_free(p);
+	dfa_free(d);
+}
+
+/* A realistic filesystem policy builds quickly and fits the u16 table. */
+static void test_dfa_realistic(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *g;
+		uint32_t grant, deny;
+	} pol[] = {
+		{ "/usr/**", 1, 0 }, { "/lib/**", 1, 0 }, { "/lib64/**", 1, 0 },
+		{ "/etc/ld.so.cache", 1, 0 }, { "/etc/{passwd,group,hosts,resolv.conf,nsswitch.conf}", 1, 0 },
+		{ "/home/you/project/**", 1, 0 }, { "/home/you/.cargo/**", 1, 0 },
+		{ "/home/you/.rustup/**", 1, 0 }, { "/tmp/bee-*/**", 3, 0 },
+		{ "/home/you/project/target/**", 3, 0 }, { "/home/you/.ssh/**", 0, 3 },
+		{ "**/*.pem", 0, 3 }, { "**/*.{key,p12,pfx}", 0, 3 }, { "**/.env", 0, 3 },
+		{ "**/.env.*", 0, 3 }, { "**/.git/config", 0, 3 }, { "**/node_modules/**", 3, 0 },
+		{ "/proc/self/**", 1, 0 }, { "/dev/{null,zero,urandom,tty}", 3, 0 },
+		{ "/home/*/.{aws,gnupg,kube,docker}/**", 0, 3 }, { "**/id_{rsa,ed25519,ecdsa}*", 0, 3 },
+		{ "**/secrets/**", 0, 3 }, { "**/*credentials*", 0, 3 },
+	};
+	struct dfa_rule r[sizeof(pol) / sizeof(pol[0])];
+	for (size_t i = 0; i < sizeof(pol) / sizeof(pol[0]); i++)
+		r[i] = (struct dfa_rule){ .glob = pol[i].g, .grant = pol[i].grant, .deny = pol[i].deny,
+					  .rule = (unsigned)i };
+	struct dfa *d = build(r, sizeof(pol) / sizeof(pol[0])), *p;
+	assert_int_equal(perms_of(d, "/home/you/project/src/lib.rs"), 1);
+	assert_int_equal(perms_of(d, "/home/you/project/target/debug/build"), 3);
+	assert_int_equal(perms_of(d, "/home/you/project/.env"), 0);
+	assert_int_equal(perms_of(d, "/home/you/project/node_modules/x/aws_credentials.json"), 0);
+	assert_int_equal(perms_of(d, "/home/you/project/node_modules/x/index.js"), 3);
+	assert_int_equal(perms_of(d, "/home/you/.ssh/config"), 0);
+	assert_int_equal(perms_of(d, "/etc/hosts"), 1);
+	assert_int_equal(perms_of(d, "/etc/shadow"), 0);
+	assert_int_equal(perms_of(d, "/dev/null"), 3);
+	check_tables(d);
+	assert_int_equal(dfa_perms_reduce(d, &p), 0);
+	struct dfa_stats sd, sp;
+	dfa_stats_get(d, &sd);
+	dfa_stats_get(p, &sp);
+	print_message("realistic policy: %u rules, nfa %u, subset %u, minimal %u states (%u with "
+		      "permissions only), %u classes\n",
+		      (unsigned)(sizeof(pol) / sizeof(pol[0])), sd.nfa_states, sd.subset_states,
+		      sd.states, sp.states, sd.classes);
+	check_tables(p);
+	dfa_free(p);
+	dfa_free(d);
+}
+
+static void test_dfa_class_example(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = { { .glob = "/[!a]/[0-9]/[!/a-zA-Z0-9]", .grant = 1, .rule = 0 } };
+	struct dfa *d = build(r, 1);
+	struct dfa_tables t;
+	dfa_tables_get(d, &t);
+	assert_int_equal(dfa_class_example(d, t.class_of['b']), 'b');
+	assert_int_equal(dfa_class_example(d, t.class_of['5']), '0');
+	assert_int_equal(dfa_class_example(d, t.class_of['_']), '_');
+	assert_int_equal(dfa_class_example(d, t.class_of['/']), '/');
+	assert_true(dfa_byte_rank('a') < dfa_byte_rank('Z'));
+	assert_true(dfa_byte_rank('Z') < dfa_byte_rank('0'));
+	assert_true(dfa_byte_rank('9') < dfa_byte_rank('_'));
+	assert_true(dfa_byte_rank('.') < dfa_byte_rank('~'));
+	assert_true(dfa_byte_rank('~') < dfa_byte_rank(' '));
+	assert_true(dfa_byte_rank(' ') < dfa_byte_rank(0x80));
+	assert_true(dfa_byte_rank(0xff) < dfa_byte_rank(0x01));
+	assert_int_equal(dfa_byte_rank(0), UINT32_MAX);
+	dfa_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dfa_small),
+		cmocka_unit_test(test_dfa_no_rules),
+		cmocka_unit_test(test_dfa_nul),
+		cmocka_unit_test(test_dfa_semantics),
+		cmocka_unit_test(test_dfa_shared_rule_id),
+		cmocka_unit_test(test_dfa_dump),
+		cmocka_unit_test(test_dfa_dump_dot_escape),
+		cmocka_unit_test(test_dfa_build_limit),
+		cmocka_unit_test(test_dfa_final_limit),
+		cmocka_unit_test(test_dfa_opts_size),
+		cmocka_unit_test(test_dfa_perms_reduce),
+		cmocka_unit_test(test_dfa_realistic),
+		cmocka_unit_test(test_dfa_class_example),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
