@@ -1,9 +1,12 @@
 /* beec: the bee policy compiler, a thin command line over libbeec.
  *
- * Exit status: 0 done, 1 the policy is not valid or cannot be read,
- * 2 the command line is wrong.
+ * Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot
+ * be read (query: Deny), 2 the command line is wrong, 3 check: the child
+ * is not a subset of its parent.
  */
+#include "attenuate.h"
 #include "libbeec.h"
+#include "query.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -13,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_POLICY = 1, EXIT_USAGE = 2 };
+enum { EXIT_POLICY = 1, EXIT_USAGE = 2, EXIT_WIDER = 3 };
 
 static const char usage_text[] =
 	"usage: beec --dump=STAGE [-D NAME=VALUE]... FILE\n"
@@ -25,9 +28,13 @@ static const char help_text[] =
 	"\n"
 	"Options:\n"
 	"  --dump=STAGE       print the policy after STAGE as canonical text:\n"
-	"                       toml  the parsed TOML document\n"
-	"                       ir    the policy IR, one rule a line\n"
+	"                       toml     the parsed TOML document\n"
+	"                       ir       the policy IR, one rule a line\n"
+	"                       dfa      the fs, exec and env automata\n"
+	"                       dfa-dot  the same automata as Graphviz graphs\n"
+	"                       net      the network sets as LPM entries\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE\n"
+	"  --max-states=N     refuse an automaton of more than N states\n"
 	"  -h, --help         print this help\n"
 	"  --version          print the version\n"
 	"\n"
@@ -37,8 +44,9 @@ static const char help_text[] =
 
 static const char help_tail[] =
 	"\n"
-	"Exit status: 0 done, 1 the policy is not valid or cannot be read,\n"
-	"2 the command line is wrong.\n";
+	"Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot\n"
+	"be read (query: Deny), 2 the command line is wrong, 3 check: the child\n"
+	"is not a subset of its parent.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -106,6 +114,9 @@ static int cmd_toml_json(int argc, char **argv)
 
 /* ---- commands ---------------------------------------------------------- */
 
+static int cmd_query(int argc, char **argv);
+static int cmd_check(int argc, char **argv);
+
 struct command {
 	const char *name;
 	const char *args;
@@ -115,6 +126,11 @@ struct command {
 
 static const struct command commands[] = {
 	{ "toml-json", "[FILE]", "print FILE as the tagged JSON of the toml-test suite", cmd_toml_json },
+	{ "query", "POLICY KIND ACTION RESOURCE", "decide one access as the kernel will: fs read|write PATH,\n"
+	  "                     exec execute PATH, net connect|bind ADDR:PORT[/udp], env read NAME;\n"
+	  "                     exit 0 for Allow, 1 for Deny", cmd_query },
+	{ "check", "[--parent P] CHILD", "prove CHILD a subset of P (default: its parent key);\n"
+	  "                     exit 3 with a counterexample when it is not", cmd_check },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -135,9 +151,12 @@ static int help(void)
 
 /* ---- beec --dump=STAGE FILE ---------------------------------------------- */
 
-#define DUMP_STAGES(X)   \
-	X(TOML, "toml")  \
-	X(IR, "ir")
+#define DUMP_STAGES(X)          \
+	X(TOML, "toml")         \
+	X(IR, "ir")             \
+	X(DFA, "dfa")           \
+	X(DFA_DOT, "dfa-dot")   \
+	X(NET, "net")
 
 enum dump_stage {
 	DUMP_NONE,
@@ -164,7 +183,7 @@ static int parse_dump(const char *arg, enum dump_stage *out)
 	const char *near = diag_suggest(arg, dump_stage_names);
 	if (near)
 		return usage_error("unknown dump stage '%s'; did you mean '%s'?", arg, near);
-	return usage_error("unknown dump stage '%s'; expected 'toml' or 'ir'", arg);
+	return usage_error("unknown dump stage '%s'; expected toml, ir, dfa, dfa-dot or net", arg);
 }
 
 static bool valid_define(const char *d)
@@ -180,31 +199,65 @@ static bool valid_define(const char *d)
 	return true;
 }
 
+static const enum ir_domain dfa_domains[] = { IR_DOMAIN_FS, IR_DOMAIN_EXEC, IR_DOMAIN_ENV };
+
+static void dump_automata(const struct lowered *lw, bool dot)
+{
+	for (size_t i = 0; i < sizeof(dfa_domains) / sizeof(dfa_domains[0]); i++) {
+		const struct dfa *d = lw->dfa[dfa_domains[i]];
+		if (dot) {
+			dfa_dump_dot(d, stdout);
+		} else {
+			printf("%s# domain %s\n", i ? "\n" : "", ir_domain_name(dfa_domains[i]));
+			dfa_dump(d, stdout);
+		}
+	}
+}
+
+/* Reads, parses, builds and (for the stages after the IR) lowers. */
+static int load_to(struct beec_policy *pol, const char *path, enum dump_stage stage,
+		   const struct beec_opts *opts, struct diag_ctx *dc)
+{
+	int err = beec_policy__read(pol, path);
+	if (err)
+		return read_error(path, err);
+	if (beec_policy__parse(pol, dc) < 0)
+		return EXIT_POLICY;
+	if (stage == DUMP_TOML)
+		return 0;
+	if (beec_policy__build(pol, opts, dc) < 0)
+		return EXIT_POLICY;
+	if (stage == DUMP_IR)
+		return 0;
+	if (beec_policy__lower(pol, opts, dc) < 0)
+		return EXIT_POLICY;
+	return 0;
+}
+
 static int run_dump(enum dump_stage stage, const char *path, const struct beec_opts *opts)
 {
 	struct beec_policy pol;
 	struct diag_ctx dc;
-	int status = 0;
 	diag_init(&dc);
-
-	int err = beec_policy__read(&pol, path);
-	if (err)
-		return read_error(path, err);
-	switch (stage) {
-	case DUMP_TOML:
-		if (beec_policy__parse(&pol, &dc) == 0)
+	int status = load_to(&pol, path, stage, opts, &dc);
+	if (status == 0) {
+		switch (stage) {
+		case DUMP_TOML:
 			toml_dump_canonical(pol.doc, stdout);
-		else
-			status = EXIT_POLICY;
-		break;
-	case DUMP_IR:
-		if (beec_policy__parse(&pol, &dc) == 0 && beec_policy__build(&pol, opts, &dc) == 0)
+			break;
+		case DUMP_IR:
 			ir_dump(pol.ir, stdout);
-		else
-			status = EXIT_POLICY;
-		break;
-	case DUMP_NONE:
-		break;
+			break;
+		case DUMP_DFA:
+		case DUMP_DFA_DOT:
+			dump_automata(pol.lw, stage == DUMP_DFA_DOT);
+			break;
+		case DUMP_NET:
+			netset_dump(pol.lw->net, stdout);
+			break;
+		case DUMP_NONE:
+			break;
+		}
 	}
 	diag_print(&dc, stderr);
 	diag_fini(&dc);
@@ -212,50 +265,188 @@ static int run_dump(enum dump_stage stage, const char *path, const struct beec_o
 	return finish_output(status);
 }
 
-static int cmd_compile(int argc, char **argv)
+/* Options every policy-reading command takes: -D and --max-states. */
+struct policy_args {
+	const char **defines;
+	size_t ndefines;
+	unsigned max_states;
+	const char *parent;      /* check --parent */
+	enum dump_stage stage;   /* --dump */
+};
+
+enum { OPT_MAX_STATES = 256, OPT_PARENT, OPT_DUMP, OPT_VERSION };
+
+static int parse_max_states(const char *arg, unsigned *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(arg, &end, 10);
+	if (errno || *end || end == arg || v < 2 || v > DFA_MAX_STATES)
+		return usage_error("--max-states expects a number from 2 to %u, got '%s'",
+				   DFA_MAX_STATES, arg);
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* Parses argv[1..] with getopt; returns -1 when the caller should go on,
+ * or an exit status. allow says which long options the command takes. */
+static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool dump, bool parent)
 {
 	static const struct option longopts[] = {
-		{ "dump", required_argument, NULL, 'd' },
+		{ "dump", required_argument, NULL, OPT_DUMP },
+		{ "max-states", required_argument, NULL, OPT_MAX_STATES },
+		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
+		{ "version", no_argument, NULL, OPT_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum dump_stage stage = DUMP_NONE;
-	const char **defines = xcalloc((size_t)argc, sizeof(*defines));
-	size_t ndefines = 0;
-	int status, c;
-
+	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":D:h", longopts, NULL)) != -1) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:D:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd':
-			if (parse_dump(optarg, &stage) != 0) {
-				status = EXIT_USAGE;
-				goto out;
-			}
+		case OPT_DUMP:
+			if (!dump)
+				return usage_error("--dump is not an option of '%s'", argv[0]);
+			if (parse_dump(optarg, &pa->stage) != 0)
+				return EXIT_USAGE;
+			break;
+		case OPT_PARENT:
+			if (!parent)
+				return usage_error("--parent is an option of 'check' only");
+			pa->parent = optarg;
+			break;
+		case OPT_MAX_STATES:
+			if (parse_max_states(optarg, &pa->max_states) != 0)
+				return EXIT_USAGE;
 			break;
 		case 'D':
-			if (!valid_define(optarg)) {
-				status = usage_error("-D expects NAME=VALUE, got '%s'", optarg);
-				goto out;
-			}
-			defines[ndefines++] = optarg;
+			if (!valid_define(optarg))
+				return usage_error("-D expects NAME=VALUE, got '%s'", optarg);
+			pa->defines[pa->ndefines++] = optarg;
 			break;
 		case 'h':
-			status = help();
-			goto out;
-		case 'V':
+			return help();
+		case OPT_VERSION:
 			printf("beec %s (policy schema %d)\n", BEEC_VERSION, IR_SCHEMA_VERSION);
-			status = finish_output(0);
-			goto out;
+			return finish_output(0);
 		case ':':
-			status = usage_error("option '%s' needs a value", argv[optind - 1]);
-			goto out;
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			status = usage_error("unknown option '%s'", argv[optind - 1]);
-			goto out;
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	return -1;
+}
+
+static struct beec_opts policy_args_opts(const struct policy_args *pa)
+{
+	return (struct beec_opts){
+		.sz = sizeof(struct beec_opts),
+		.defines = pa->defines,
+		.ndefines = pa->ndefines,
+		.max_states = pa->max_states,
+	};
+}
+
+/* ---- beec query POLICY KIND ACTION RESOURCE ------------------------------ */
+
+static int cmd_query(int argc, char **argv)
+{
+	struct policy_args pa = { .defines = xcalloc((size_t)argc, sizeof(char *)) };
+	int status = policy_args_parse(argc, argv, &pa, false, false);
+	if (status >= 0)
+		goto out;
+	if (argc - optind != 4) {
+		status = usage_error("query takes POLICY KIND ACTION RESOURCE, got %d arguments",
+				     argc - optind);
+		goto out;
+	}
+	struct query q;
+	char err[256];
+	if (query_parse(argv[optind + 1], argv[optind + 2], argv[optind + 3], &q, err, sizeof(err)) < 0) {
+		status = usage_error("%s", err);
+		goto out;
+	}
+	struct beec_opts opts = policy_args_opts(&pa);
+	struct beec_policy pol;
+	struct diag_ctx dc, notes;
+	diag_init(&dc);
+	diag_init(&notes);
+	status = load_to(&pol, argv[optind], DUMP_NET, &opts, &dc);
+	if (status == 0) {
+		struct query_result r;
+		if (query_run(pol.lw, &q, &r) < 0) {
+			fprintf(stderr, "beec: query failed\n");
+			status = EXIT_POLICY;
+		} else {
+			query_explain(pol.lw, &q, &r, stdout, &notes);
+			diag_print(&notes, stdout);
+			status = r.allow ? 0 : EXIT_POLICY;
+		}
+	}
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	diag_fini(&notes);
+	beec_policy__fini(&pol);
+	status = finish_output(status);
+out:
+	free(pa.defines);
+	return status;
+}
+
+/* ---- beec check [--parent PARENT] CHILD ---------------------------------- */
+
+static int cmd_check(int argc, char **argv)
+{
+	struct policy_args pa = { .defines = xcalloc((size_t)argc, sizeof(char *)) };
+	int status = policy_args_parse(argc, argv, &pa, false, true);
+	if (status >= 0)
+		goto out;
+	if (argc - optind != 1) {
+		status = usage_error("check takes one CHILD policy, got %d", argc - optind);
+		goto out;
+	}
+	struct beec_opts opts = policy_args_opts(&pa);
+	struct beec_policy child, parent = { 0 };
+	struct diag_ctx dc;
+	diag_init(&dc);
+	char *parent_path = NULL;
+	status = load_to(&child, argv[optind], DUMP_NET, &opts, &dc);
+	if (status == 0) {
+		parent_path = pa.parent ? xstrdup(pa.parent) : beec_policy__parent_path(&child);
+		if (!parent_path) {
+			diag_error(&dc, LOC_NONE, "'%s' names no parent: give --parent PARENT", argv[optind]);
+			status = EXIT_POLICY;
+		}
+	}
+	if (status == 0)
+		status = load_to(&parent, parent_path, DUMP_NET, &opts, &dc);
+	if (status == 0) {
+		if (attenuate_check(child.lw, parent.lw, &dc) == 0) {
+			printf("%s is a subset of %s\n", argv[optind], parent_path);
+		} else {
+			printf("%s is not a subset of %s\n", argv[optind], parent_path);
+			status = EXIT_WIDER;
+		}
+	}
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	beec_policy__fini(&child);
+	beec_policy__fini(&parent);
+	free(parent_path);
+	status = finish_output(status);
+out:
+	free(pa.defines);
+	return status;
+}
+
+static int cmd_compile(int argc, char **argv)
+{
+	struct policy_args pa = { .defines = xcalloc((size_t)argc, sizeof(char *)) };
+	int status = policy_args_parse(argc, argv, &pa, true, false);
+	if (status >= 0)
+		goto out;
 	if (optind == argc) {
 		status = usage_error("missing policy FILE");
 		goto out;
@@ -264,14 +455,14 @@ static int cmd_compile(int argc, char **argv)
 		status = usage_error("one policy FILE at a time, got %d", argc - optind);
 		goto out;
 	}
-	if (stage == DUMP_NONE) {
-		status = usage_error("nothing to do; write --dump=toml or --dump=ir");
+	if (pa.stage == DUMP_NONE) {
+		status = usage_error("nothing to do; write --dump=STAGE");
 		goto out;
 	}
-	struct beec_opts opts = { .sz = sizeof(opts), .defines = defines, .ndefines = ndefines };
-	status = run_dump(stage, argv[optind], &opts);
+	struct beec_opts opts = policy_args_opts(&pa);
+	status = run_dump(pa.stage, argv[optind], &opts);
 out:
-	free(defines);
+	free(pa.defines);
 	return status;
 }
 

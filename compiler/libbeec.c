@@ -43,8 +43,30 @@ int beec_policy__load(struct beec_policy *p, const char *path, const struct beec
 	return beec_policy__build(p, opts, dc);
 }
 
+int beec_policy__lower(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+{
+	struct lower_opts lo = { .sz = sizeof(lo) };
+	if (opts && opts->sz >= offsetof(struct beec_opts, max_states) + sizeof(opts->max_states))
+		lo.max_states = opts->max_states;
+	if (lower_policy(p->ir, &lo, dc, &p->lw) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+char *beec_policy__parent_path(const struct beec_policy *p)
+{
+	if (!p->ir || !p->ir->parent)
+		return NULL;
+	const char *parent = p->ir->parent;
+	const char *slash = strrchr(p->src->name, '/');
+	if (parent[0] == '/' || !slash)
+		return xstrdup(parent);
+	return xasprintf("%.*s/%s", (int)(slash - p->src->name), p->src->name, parent);
+}
+
 void beec_policy__fini(struct beec_policy *p)
 {
+	lowered_free(p->lw);
 	ir_policy_free(p->ir);
 	if (p->doc)
 		toml_doc_free(p->doc);

@@ -7,6 +7,7 @@
  *   beec_policy__read     file -> source
  *   beec_policy__parse    source -> TOML document      (grammar/, toml.h)
  *   beec_policy__build    document -> policy IR        (schema.h, ir.h)
+ *   beec_policy__lower    policy IR -> automata and network sets (lower.h)
  *
  * beec_policy__load runs all of them. Diagnostics go to the caller's
  * diag_ctx and point into the policy's source, so the policy must outlive
@@ -20,6 +21,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "lower.h"
 #include "toml.h"
 
 #include <stddef.h>
@@ -30,12 +32,14 @@ struct beec_opts {
 	size_t sz;                       /* sizeof(struct beec_opts) */
 	const char *const *defines;      /* "NAME=VALUE": ${NAME} in the policy */
 	size_t ndefines;
+	unsigned max_states;             /* per automaton; 0: the default */
 };
 
 struct beec_policy {
 	struct source *src;
 	struct toml_doc *doc;
 	struct ir_policy *ir;
+	struct lowered *lw;
 };
 
 /* Reads path ("-" is standard input). Returns 0 or a negative errno;
@@ -51,6 +55,15 @@ int beec_policy__build(struct beec_policy *p, const struct beec_opts *opts, stru
  * on success too. */
 int beec_policy__load(struct beec_policy *p, const char *path, const struct beec_opts *opts,
 		      struct diag_ctx *dc);
+
+/* Returns 0, or -EINVAL with diagnostics queued (a limit hit names the
+ * rules responsible). */
+int beec_policy__lower(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc);
+
+/* The parent a policy names with `parent = "..."`, resolved against the
+ * directory of the policy's file; NULL when it names none. The caller
+ * frees the string. */
+char *beec_policy__parent_path(const struct beec_policy *p);
 
 void beec_policy__fini(struct beec_policy *p);
 
