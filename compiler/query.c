@@ -147,6 +147,20 @@ static int query_run_dfa(const struct lowered *lw, const struct query *q, struct
 	return 0;
 }
 
+/* Whether net rule r holds the one endpoint q names. */
+static bool net_rule_holds(const struct ir_net *r, const struct ir_net *q)
+{
+	if (r->family != q->family || r->proto != q->proto ||
+	    q->port_lo < r->port_lo || q->port_lo > r->port_hi)
+		return false;
+	for (unsigned bit = 0; bit < r->prefix; bit++) {
+		unsigned mask = 0x80u >> (bit & 7);
+		if ((r->addr[bit / 8] & mask) != (q->addr[bit / 8] & mask))
+			return false;
+	}
+	return true;
+}
+
 static int query_run_net(const struct lowered *lw, const struct query *q, struct query_result *r)
 {
 	struct netset_image img;
@@ -169,6 +183,14 @@ static int query_run_net(const struct lowered *lw, const struct query *q, struct
 			    (rule->kind == IR_RULE_NET_BIND && !q->bind))
 				continue;
 			result_add_rule(r, rule->index);
+		}
+	}
+	if (!r->allow && r->nrules == 0) {
+		/* a deny that no grant overlaps leaves no entry; name it all the same */
+		for (size_t i = 0; i < lw->ir->nrules; i++) {
+			const struct ir_rule *rule = &lw->ir->rules[i];
+			if (rule->kind == IR_RULE_NET_DENY && net_rule_holds(&rule->net, &q->net))
+				result_add_rule(r, rule->index);
 		}
 	}
 	return 0;
