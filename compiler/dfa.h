@@ -152,8 +152,9 @@ int dfa_class_example(const struct dfa *d, unsigned cls);
 
 /* Attenuation: a shortest string that the child grants more on than the
  * parent, if there is one. Strings that look like the domain's strings are
- * preferred (for PATH: absolute, no empty segment; for NAME: non-empty, no
- * '='); only when every witness is malformed is a malformed one returned,
+ * preferred (for PATH: "/" or absolute with no empty, "." or ".." segment;
+ * for NAME: non-empty, no '='); only when every witness is malformed is a
+ * malformed one returned,
  * since a child policy must not widen anywhere. Among equally short
  * witnesses the first in breadth-first order over classes ranked by their
  * most readable byte wins, so the answer is deterministic. */
