@@ -1,8 +1,7 @@
 /* attenuate.c: child ⊆ parent, per domain, with counterexamples. */
 #include "attenuate.h"
 
-#include "netset.h"
-
+#include <stdio.h>
 #include <string.h>
 
 const char *attenuate_perm_text(enum ir_domain d, uint32_t bits, char *buf, size_t len)
@@ -39,55 +38,80 @@ const char *attenuate_perm_text(enum ir_domain d, uint32_t bits, char *buf, size
 }
 
 static int attenuate_dfa(const struct lowered *child, const struct lowered *parent,
-			 enum ir_domain d, struct diag_ctx *dc)
+			 enum ir_domain d, struct attenuate_widening *out)
 {
 	struct dfa_widening w;
-	if (dfa_widening_find(child->dfa[d], parent->dfa[d], &w) < 0)
-		return diag_error(dc, LOC_NONE, "%s: automata of different kinds", ir_domain_name(d));
-	if (!w.found) {
+	if (dfa_widening_find(child->dfa[d], parent->dfa[d], &w) < 0 || !w.found) {
 		dfa_widening_fini(&w);
 		return 0;
 	}
-	char perms[64];
-	attenuate_perm_text(d, w.extra, perms, sizeof(perms));
-	const struct ir_rule *rule = w.nchild_rules ? lowered_rule(child, w.child_rules[0]) : NULL;
-	const char *what = d == IR_DOMAIN_ENV ? "variable" : d == IR_DOMAIN_EXEC ? "binary" : "path";
-	diag_error(dc, rule ? rule->loc : LOC_NONE, "child grants %s on %s '%s', parent does not",
-		   perms, what, w.example);
-	diag_note(dc, LOC_NONE, "%s: child grants %s, parent does not", w.example, perms);
-	if (w.nparent_rules) {
-		const struct ir_rule *pr = lowered_rule(parent, w.parent_rules[0]);
-		char pp[64];
-		attenuate_perm_text(d, w.parent_perms, pp, sizeof(pp));
-		diag_note(dc, pr->loc, "the parent's rule here gives '%s' %s", w.example,
-			  pp[0] ? pp : "nothing");
-	}
+	snprintf(out->example, sizeof(out->example), "%s", w.example);
+	out->extra = w.extra;
+	out->parent_perms = w.parent_perms;
+	out->child_rule = w.nchild_rules ? lowered_rule(child, w.child_rules[0]) : NULL;
+	out->parent_rule = w.nparent_rules ? lowered_rule(parent, w.parent_rules[0]) : NULL;
 	dfa_widening_fini(&w);
 	return 1;
 }
 
-static int attenuate_net(const struct lowered *child, const struct lowered *parent,
-			 struct diag_ctx *dc)
+int attenuate_domain(const struct lowered *child, const struct lowered *parent,
+		     enum ir_domain d, struct attenuate_widening *w)
 {
-	struct netset_cex cex;
-	if (netset_subset(child->net, parent->net, &cex))
-		return 0;
-	char ep[NETSET_CEX_STRLEN];
-	netset_cex_format(&cex, ep);
-	diag_error(dc, cex.child_rule ? cex.child_rule->loc : LOC_NONE,
-		   "child allows %s, parent does not", ep);
-	diag_note(dc, LOC_NONE, "%s: child grants %s, parent does not", ep, netset_dir_name(cex.dir));
-	if (cex.parent_deny)
-		diag_note(dc, cex.parent_deny->loc, "the parent denies it here");
-	return 1;
+	memset(w, 0, sizeof(*w));
+	w->domain = d;
+	switch (d) {
+	case IR_DOMAIN_FS:
+	case IR_DOMAIN_EXEC:
+	case IR_DOMAIN_ENV:
+		return attenuate_dfa(child, parent, d, w);
+	case IR_DOMAIN_NET:
+		if (netset_subset(child->net, parent->net, &w->net))
+			return 0;
+		w->child_rule = w->net.child_rule;
+		w->parent_rule = w->net.parent_deny;
+		return 1;
+	case IR_DOMAIN_COUNT:
+		break;
+	}
+	return 0;
+}
+
+static void attenuate_report(const struct attenuate_widening *w, struct diag_ctx *dc)
+{
+	struct loc at = w->child_rule ? w->child_rule->loc : LOC_NONE;
+	if (w->domain == IR_DOMAIN_NET) {
+		char ep[NETSET_CEX_STRLEN];
+		netset_cex_format(&w->net, ep);
+		diag_error(dc, at, "child allows %s, parent does not", ep);
+		diag_note(dc, LOC_NONE, "%s: child grants %s, parent does not", ep,
+			  netset_dir_name(w->net.dir));
+		if (w->parent_rule)
+			diag_note(dc, w->parent_rule->loc, "the parent denies it here");
+		return;
+	}
+	char perms[64];
+	attenuate_perm_text(w->domain, w->extra, perms, sizeof(perms));
+	const char *what = w->domain == IR_DOMAIN_ENV ? "variable" : w->domain == IR_DOMAIN_EXEC ? "binary" : "path";
+	diag_error(dc, at, "child grants %s on %s '%s', parent does not", perms, what, w->example);
+	diag_note(dc, LOC_NONE, "%s: child grants %s, parent does not", w->example, perms);
+	if (w->parent_rule) {
+		char pp[64];
+		attenuate_perm_text(w->domain, w->parent_perms, pp, sizeof(pp));
+		diag_note(dc, w->parent_rule->loc, "the parent's rule here gives '%s' %s", w->example,
+			  pp[0] ? pp : "nothing");
+	}
 }
 
 int attenuate_check(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc)
 {
+	static const enum ir_domain order[] = { IR_DOMAIN_FS, IR_DOMAIN_EXEC, IR_DOMAIN_ENV, IR_DOMAIN_NET };
 	int widened = 0;
-	widened |= attenuate_dfa(child, parent, IR_DOMAIN_FS, dc);
-	widened |= attenuate_dfa(child, parent, IR_DOMAIN_EXEC, dc);
-	widened |= attenuate_dfa(child, parent, IR_DOMAIN_ENV, dc);
-	widened |= attenuate_net(child, parent, dc);
-	return widened ? 1 : 0;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		struct attenuate_widening w;
+		if (attenuate_domain(child, parent, order[i], &w)) {
+			attenuate_report(&w, dc);
+			widened = 1;
+		}
+	}
+	return widened;
 }

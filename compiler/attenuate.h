@@ -18,6 +18,22 @@
 
 #include "diag.h"
 #include "lower.h"
+#include "netset.h"
+
+/* One domain's widening: a concrete input the child grants more on. */
+struct attenuate_widening {
+	enum ir_domain domain;
+	uint32_t extra;                  /* fs/exec/env: bits the parent lacks */
+	char example[4096 + 64];         /* fs/exec/env: the path or name */
+	struct netset_cex net;           /* net: the endpoint */
+	const struct ir_rule *child_rule;   /* the child rule that grants it */
+	const struct ir_rule *parent_rule;  /* a parent rule about it, or NULL */
+	uint32_t parent_perms;
+};
+
+/* Returns 1 and fills w when the child widens in domain d, else 0. */
+int attenuate_domain(const struct lowered *child, const struct lowered *parent,
+		     enum ir_domain d, struct attenuate_widening *w);
 
 /* Returns 0 when child is proved a subset of parent, 1 when it is not
  * (errors queued on dc, one per widening domain). */
