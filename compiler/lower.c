@@ -27,7 +27,8 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 	size_t n = 0;
 	for (size_t i = 0; i < ir->nrules; i++) {
 		const struct ir_rule *r = &ir->rules[i];
-		if (ir_rule_kind_domain(r->kind) != dom)
+		if (ir_rule_kind_domain(r->kind) != dom ||
+		    (opts && opts->exclude && opts->exclude[r->index]))
 			continue;
 		struct dfa_rule *d = &rules[n];
 		d->glob = r->text;
@@ -85,7 +86,17 @@ int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
 		err = -1;
 	if (lower_domain(ir, IR_DOMAIN_ENV, DFA_KIND_NAME, opts, dc, &scratch, &lw->dfa[IR_DOMAIN_ENV]) < 0)
 		err = -1;
-	if (netset_build(ir->rules, ir->nrules, NULL, dc, &lw->net) < 0)
+	const struct ir_rule *net_rules = ir->rules;
+	size_t nnet = ir->nrules;
+	if (opts && opts->exclude) {
+		struct ir_rule *kept = arena_alloc(&scratch, (ir->nrules + 1) * sizeof(*kept));
+		nnet = 0;
+		for (size_t i = 0; i < ir->nrules; i++)
+			if (!opts->exclude[ir->rules[i].index])
+				kept[nnet++] = ir->rules[i];
+		net_rules = kept;
+	}
+	if (netset_build(net_rules, nnet, NULL, dc, &lw->net) < 0)
 		err = -1;
 	arena_free(&scratch);
 	if (err) {

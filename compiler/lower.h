@@ -21,6 +21,9 @@
 struct lower_opts {
 	size_t sz;              /* sizeof(struct lower_opts) */
 	unsigned max_states;    /* per automaton; 0: DFA_DEFAULT_MAX_STATES */
+	const bool *exclude;    /* [ir->nrules]: rules to leave out, or NULL
+				 * (beec diff lowers a policy without the
+				 * rules it has already explained) */
 };
 
 struct lowered {

@@ -1,0 +1,151 @@
+/* diff.c: capabilities added and removed between two policies. */
+#include "diff.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const enum ir_domain diff_order[] = { IR_DOMAIN_FS, IR_DOMAIN_EXEC, IR_DOMAIN_ENV, IR_DOMAIN_NET };
+
+/* Every widening of child over parent in domain dom, one per child rule. */
+static int diff_side(const struct lowered *child, const struct lowered *parent, enum ir_domain dom,
+		     bool added, const struct lower_opts *lo, struct diag_ctx *dc, struct diff *out)
+{
+	bool *exclude = xcalloc(child->ir->nrules + 1, sizeof(*exclude));
+	struct lower_opts o = { .sz = sizeof(o), .max_states = lo ? lo->max_states : 0, .exclude = exclude };
+	const struct lowered *cur = child;
+	struct lowered *owned = NULL;
+	int err = 0;
+	for (int round = 0; round < DIFF_MAX_PER_DOMAIN; round++) {
+		struct attenuate_widening w;
+		if (!attenuate_domain(cur, parent, dom, &w))
+			break;
+		struct diff_entry *e = VEC_PUSH(out->entries, out->n, out->cap);
+		e->added = added;
+		e->w = w;
+		if (added)
+			out->nadded++;
+		else
+			out->nremoved++;
+		if (!w.child_rule)
+			break;
+		/* set the rule aside and look for what the others add */
+		exclude[w.child_rule->index] = true;
+		lowered_free(owned);
+		owned = NULL;
+		if (lower_policy(child->ir, &o, dc, &owned) < 0) {
+			err = -1;
+			break;
+		}
+		cur = owned;
+	}
+	lowered_free(owned);
+	free(exclude);
+	return err;
+}
+
+int diff_policies(const struct lowered *old, const struct lowered *new_, const struct lower_opts *lo,
+		  struct diag_ctx *dc, struct diff *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(diff_order) / sizeof(diff_order[0]); i++) {
+		if (diff_side(new_, old, diff_order[i], true, lo, dc, out) < 0 ||
+		    diff_side(old, new_, diff_order[i], false, lo, dc, out) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void diff_fini(struct diff *d)
+{
+	free(d->entries);
+	memset(d, 0, sizeof(*d));
+}
+
+/* "fs read", "net connect" ... and the example, for one entry. */
+static void entry_describe(const struct diff_entry *e, char *what, size_t wlen, char *example, size_t elen)
+{
+	const struct attenuate_widening *w = &e->w;
+	if (w->domain == IR_DOMAIN_NET) {
+		char ep[NETSET_CEX_STRLEN];
+		netset_cex_format(&w->net, ep);
+		char *sp = strchr(ep, ' ');
+		if (sp)
+			*sp = '\0';
+		snprintf(what, wlen, "net %s", ep);
+		snprintf(example, elen, "%s", sp ? sp + 1 : ep);
+		return;
+	}
+	char perms[64];
+	attenuate_perm_text(w->domain, w->extra, perms, sizeof(perms));
+	snprintf(what, wlen, "%s %s", ir_domain_name(w->domain), perms);
+	snprintf(example, elen, "%s", w->example);
+}
+
+static void rule_where(const struct ir_rule *r, char *buf, size_t len)
+{
+	if (!r) {
+		snprintf(buf, len, "no single rule");
+		return;
+	}
+	unsigned line = 0, col = 0;
+	if (r->loc.src)
+		loc_linecol(r->loc, &line, &col);
+	snprintf(buf, len, "%s:%u:%u %s.%s '%s'", r->loc.src ? r->loc.src->name : "?", line, col,
+		 ir_domain_name(ir_rule_kind_domain(r->kind)), ir_rule_kind_key(r->kind), r->text);
+}
+
+void diff_print_text(const struct diff *d, FILE *out)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < d->n; i++) {
+			const struct diff_entry *e = &d->entries[i];
+			if (e->added != (pass == 0))
+				continue;
+			char what[128], example[4200], where[4400];
+			entry_describe(e, what, sizeof(what), example, sizeof(example));
+			rule_where(e->w.child_rule, where, sizeof(where));
+			fprintf(out, "%c %s: e.g. %s\n    %s by %s\n", e->added ? '+' : '-', what, example,
+				e->added ? "added" : "removed", where);
+		}
+	}
+	if (!d->n)
+		fprintf(out, "no capability added or removed\n");
+	else
+		fprintf(out, "%zu added, %zu removed\n", d->nadded, d->nremoved);
+}
+
+void diff_print_json(const struct diff *d, FILE *out)
+{
+	json_t *root = json_object(), *added = json_array(), *removed = json_array();
+	for (size_t i = 0; i < d->n; i++) {
+		const struct diff_entry *e = &d->entries[i];
+		char what[128], example[4200];
+		entry_describe(e, what, sizeof(what), example, sizeof(example));
+		char *sp = strchr(what, ' ');
+		json_t *o = json_object();
+		json_object_set_new(o, "domain", json_string(ir_domain_name(e->w.domain)));
+		json_object_set_new(o, "access", json_string(sp ? sp + 1 : what));
+		json_object_set_new(o, "example", json_string(example));
+		const struct ir_rule *r = e->w.child_rule;
+		if (r) {
+			unsigned line = 0, col = 0;
+			if (r->loc.src)
+				loc_linecol(r->loc, &line, &col);
+			json_t *rule = json_object();
+			json_object_set_new(rule, "file", json_string(r->loc.src ? r->loc.src->name : ""));
+			json_object_set_new(rule, "line", json_integer(line));
+			json_object_set_new(rule, "column", json_integer(col));
+			json_object_set_new(rule, "kind", json_string(ir_rule_kind_key(r->kind)));
+			json_object_set_new(rule, "text", json_string(r->text));
+			json_object_set_new(o, "rule", rule);
+		}
+		json_array_append_new(e->added ? added : removed, o);
+	}
+	json_object_set_new(root, "added", added);
+	json_object_set_new(root, "removed", removed);
+	json_object_set_new(root, "widens", json_boolean(d->nadded > 0));
+	json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(root);
+}
