@@ -5,6 +5,7 @@
  * is not a subset of its parent.
  */
 #include "attenuate.h"
+#include "diff.h"
 #include "libbeec.h"
 #include "query.h"
 
@@ -16,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_POLICY = 1, EXIT_USAGE = 2, EXIT_WIDER = 3 };
+enum { EXIT_POLICY = 1, EXIT_USAGE = 2, EXIT_WIDER = 3, EXIT_WIDENED = 4 };
 
 static const char usage_text[] =
 	"usage: beec --dump=STAGE [-D NAME=VALUE]... FILE\n"
@@ -46,7 +47,7 @@ static const char help_tail[] =
 	"\n"
 	"Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot\n"
 	"be read (query: Deny), 2 the command line is wrong, 3 check: the child\n"
-	"is not a subset of its parent.\n";
+	"is not a subset of its parent, 4 diff --fail-on-widen: NEW adds capabilities.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -116,6 +117,7 @@ static int cmd_toml_json(int argc, char **argv)
 
 static int cmd_query(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
+static int cmd_diff(int argc, char **argv);
 
 struct command {
 	const char *name;
@@ -131,6 +133,8 @@ static const struct command commands[] = {
 	  "                     exit 0 for Allow, 1 for Deny", cmd_query },
 	{ "check", "[--parent P] CHILD", "prove CHILD a subset of P (default: its parent key);\n"
 	  "                     exit 3 with a counterexample when it is not", cmd_check },
+	{ "diff", "[--json] [--fail-on-widen] OLD NEW", "capabilities NEW adds and removes, with examples;\n"
+	  "                     --fail-on-widen: exit 4 when it adds any", cmd_diff },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -272,9 +276,11 @@ struct policy_args {
 	unsigned max_states;
 	const char *parent;      /* check --parent */
 	enum dump_stage stage;   /* --dump */
+	bool json;               /* diff --json */
+	bool fail_on_widen;      /* diff --fail-on-widen */
 };
 
-enum { OPT_MAX_STATES = 256, OPT_PARENT, OPT_DUMP, OPT_VERSION };
+enum { OPT_MAX_STATES = 256, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
 
 static int parse_max_states(const char *arg, unsigned *out)
 {
@@ -292,12 +298,15 @@ static int parse_max_states(const char *arg, unsigned *out)
  * or an exit status. allow says which long options the command takes. */
 static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool dump, bool parent)
 {
+	bool diff = strcmp(argv[0], "diff") == 0;
 	static const struct option longopts[] = {
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ "max-states", required_argument, NULL, OPT_MAX_STATES },
 		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "fail-on-widen", no_argument, NULL, OPT_FAIL_ON_WIDEN },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -315,6 +324,15 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 			if (!parent)
 				return usage_error("--parent is an option of 'check' only");
 			pa->parent = optarg;
+			break;
+		case OPT_JSON:
+		case OPT_FAIL_ON_WIDEN:
+			if (!diff)
+				return usage_error("'%s' is an option of 'diff' only", argv[optind - 1]);
+			if (c == OPT_JSON)
+				pa->json = true;
+			else
+				pa->fail_on_widen = true;
 			break;
 		case OPT_MAX_STATES:
 			if (parse_max_states(optarg, &pa->max_states) != 0)
@@ -389,6 +407,50 @@ static int cmd_query(int argc, char **argv)
 	diag_fini(&dc);
 	diag_fini(&notes);
 	beec_policy__fini(&pol);
+	status = finish_output(status);
+out:
+	free(pa.defines);
+	return status;
+}
+
+/* ---- beec diff [--json] [--fail-on-widen] OLD NEW ------------------------ */
+
+static int cmd_diff(int argc, char **argv)
+{
+	struct policy_args pa = { .defines = xcalloc((size_t)argc, sizeof(char *)) };
+	int status = policy_args_parse(argc, argv, &pa, false, false);
+	if (status >= 0)
+		goto out;
+	if (argc - optind != 2) {
+		status = usage_error("diff takes OLD and NEW, got %d arguments", argc - optind);
+		goto out;
+	}
+	struct beec_opts opts = policy_args_opts(&pa);
+	struct beec_policy old = { 0 }, new_ = { 0 };
+	struct diag_ctx dc;
+	diag_init(&dc);
+	status = load_to(&old, argv[optind], DUMP_NET, &opts, &dc);
+	if (status == 0)
+		status = load_to(&new_, argv[optind + 1], DUMP_NET, &opts, &dc);
+	if (status == 0) {
+		struct lower_opts lo = { .sz = sizeof(lo), .max_states = pa.max_states };
+		struct diff d;
+		if (diff_policies(old.lw, new_.lw, &lo, &dc, &d) < 0) {
+			status = EXIT_POLICY;
+		} else {
+			if (pa.json)
+				diff_print_json(&d, stdout);
+			else
+				diff_print_text(&d, stdout);
+			if (pa.fail_on_widen && d.nadded)
+				status = EXIT_WIDENED;
+		}
+		diff_fini(&d);
+	}
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	beec_policy__fini(&old);
+	beec_policy__fini(&new_);
 	status = finish_output(status);
 out:
 	free(pa.defines);
