@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 const char *dfa_kind_name(enum dfa_kind k)
 {
@@ -20,370 +19,7 @@ const char *dfa_kind_name(enum dfa_kind k)
 	return "?";
 }
 
-/* ---- interned u32 sequences ------------------------------------------------ */
-
-/* Sequences of u32 numbered in order of first appearance; used for subset
- * states (sets of NFA states) and for labels (sets of matching rules). */
-struct dfa_seqtab {
-	uint32_t *pool;
-	size_t npool, poolcap;
-	uint32_t *off;           /* [n + 1] */
-	size_t n, offcap;
-	uint32_t *slots;         /* open addressing: id + 1, 0 = empty */
-	size_t nslots;
-};
-
-static void dfa_seqtab_init(struct dfa_seqtab *t)
-{
-	memset(t, 0, sizeof(*t));
-	*VEC_PUSH(t->off, t->n, t->offcap) = 0;
-	t->n = 0;
-	t->nslots = 64;
-	t->slots = xcalloc(t->nslots, sizeof(uint32_t));
-}
-
-static void dfa_seqtab_fini(struct dfa_seqtab *t)
-{
-	free(t->pool);
-	free(t->off);
-	free(t->slots);
-	memset(t, 0, sizeof(*t));
-}
-
-static const uint32_t *dfa_seqtab_get(const struct dfa_seqtab *t, uint32_t id, size_t *len)
-{
-	*len = t->off[id + 1] - t->off[id];
-	return t->pool + t->off[id];
-}
-
-static uint64_t dfa_seq_hash(const uint32_t *v, size_t n)
-{
-	return XXH3_64bits(v, n * sizeof(uint32_t));
-}
-
-static void dfa_seqtab_rehash(struct dfa_seqtab *t)
-{
-	free(t->slots);
-	t->nslots *= 2;
-	t->slots = xcalloc(t->nslots, sizeof(uint32_t));
-	for (uint32_t id = 0; id < t->n; id++) {
-		size_t len;
-		const uint32_t *v = dfa_seqtab_get(t, id, &len);
-		size_t h = (size_t)dfa_seq_hash(v, len) & (t->nslots - 1);
-		while (t->slots[h])
-			h = (h + 1) & (t->nslots - 1);
-		t->slots[h] = id + 1;
-	}
-}
-
-/* Returns the id of v[0..n), or UINT32_MAX when it is new and limit ids
- * exist already; *is_new says whether it was added. */
-static uint32_t dfa_seqtab_intern(struct dfa_seqtab *t, const uint32_t *v, size_t n, size_t limit,
-				  bool *is_new)
-{
-	size_t h = (size_t)dfa_seq_hash(v, n) & (t->nslots - 1);
-	*is_new = false;
-	while (t->slots[h]) {
-		size_t len;
-		uint32_t id = t->slots[h] - 1;
-		const uint32_t *w = dfa_seqtab_get(t, id, &len);
-		if (len == n && memcmp(v, w, n * sizeof(uint32_t)) == 0)
-			return id;
-		h = (h + 1) & (t->nslots - 1);
-	}
-	if (t->n >= limit)
-		return UINT32_MAX;
-	uint32_t id = (uint32_t)t->n;
-	mem_grow((void **)&t->pool, &t->poolcap, t->npool + n, sizeof(uint32_t));
-	if (n)
-		memcpy(t->pool + t->npool, v, n * sizeof(uint32_t));
-	t->npool += n;
-	t->n++;
-	mem_grow((void **)&t->off, &t->offcap, t->n + 1, sizeof(uint32_t));
-	t->off[t->n] = (uint32_t)t->npool;
-	t->slots[h] = id + 1;
-	*is_new = true;
-	if (t->n * 2 > t->nslots)
-		dfa_seqtab_rehash(t);
-	return id;
-}
-
-/* ---- subset construction ----------------------------------------------- */
-
-struct dfa_bucket {
-	uint32_t *v;
-	size_t n, cap;
-};
-
-struct dfa_subset {
-	const struct nfa *nfa;
-	const struct dfa_rule *rules;
-	size_t limit;
-	uint32_t k;
-	struct dfa_seqtab sets;      /* subset states */
-	struct dfa_seqtab labels;    /* label 0: nothing matched */
-	uint32_t *trans;             /* [sets.n * k] */
-	size_t transcap;
-	uint32_t *label;             /* [sets.n] */
-	size_t labelcap;
-	uint32_t *mark;              /* closure stamps, per NFA state */
-	uint32_t gen;
-	uint32_t *stack, *tmp;
-	size_t nstack, stackcap, ntmp, tmpcap;
-	struct dfa_bucket *bucket;   /* per class */
-};
-
-static int dfa_u32_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static uint32_t dfa_subset_stamp(struct dfa_subset *ss)
-{
-	if (++ss->gen == 0) {
-		memset(ss->mark, 0, ss->nfa->n * sizeof(uint32_t));
-		ss->gen = 1;
-	}
-	return ss->gen;
-}
-
-/* Drops the threads of ss->tmp (sorted) that a dominating state of the same
- * alternative also holds (see nfa.c): they can never add a match. Domination
- * points to lower ids only, so it is acyclic and the highest dominator of
- * every dropped state stays. */
-static void dfa_subset_prune(struct dfa_subset *ss)
-{
-	uint32_t *v = ss->tmp;
-	size_t n = ss->ntmp, out = 0;
-	bool any = false;
-	uint32_t gen = dfa_subset_stamp(ss);
-	for (size_t i = 0; i < n; i++) {
-		const struct nfa_state *st = &ss->nfa->st[v[i]];
-		if (st->dom_lo == st->dom_hi)
-			continue;
-		/* members in [dom_lo, dom_hi): binary search the first */
-		size_t lo = 0, hi = i;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (v[mid] < st->dom_lo)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t k = lo; k < i && v[k] < st->dom_hi; k++) {
-			ss->mark[v[k]] = gen;
-			any = true;
-		}
-	}
-	if (!any)
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (ss->mark[v[i]] != gen)
-			v[out++] = v[i];
-	ss->ntmp = out;
-}
-
-/* Epsilon closure of seeds, keeping only states with byte edges or an
- * accept: the others add nothing to a subset state. Sorted into ss->tmp. */
-static void dfa_subset_closure(struct dfa_subset *ss, const uint32_t *seeds, size_t n)
-{
-	uint32_t gen = dfa_subset_stamp(ss);
-	ss->nstack = ss->ntmp = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (ss->mark[seeds[i]] != gen) {
-			ss->mark[seeds[i]] = gen;
-			*VEC_PUSH(ss->stack, ss->nstack, ss->stackcap) = seeds[i];
-		}
-	}
-	while (ss->nstack) {
-		uint32_t q = ss->stack[--ss->nstack];
-		const struct nfa_state *st = &ss->nfa->st[q];
-		if (nfa_state_important(st))
-			*VEC_PUSH(ss->tmp, ss->ntmp, ss->tmpcap) = q;
-		for (unsigned e = 0; e < st->neps; e++) {
-			if (ss->mark[st->eps[e]] != gen) {
-				ss->mark[st->eps[e]] = gen;
-				*VEC_PUSH(ss->stack, ss->nstack, ss->stackcap) = st->eps[e];
-			}
-		}
-	}
-	qsort(ss->tmp, ss->ntmp, sizeof(uint32_t), dfa_u32_cmp);
-	dfa_subset_prune(ss);
-}
-
-static uint32_t dfa_rule_perms(const struct dfa_rule *rules, const uint32_t *entries, size_t n)
-{
-	uint32_t grant = 0, deny = 0;
-	for (size_t i = 0; i < n; i++) {
-		grant |= rules[entries[i]].grant;
-		deny |= rules[entries[i]].deny;
-	}
-	return grant & ~deny;
-}
-
-/* The label of a new subset state: the rules it accepts for. */
-static uint32_t dfa_subset_label(struct dfa_subset *ss, const uint32_t *set, size_t n)
-{
-	uint32_t *ents = NULL;
-	size_t nents = 0, cap = 0;
-	bool is_new;
-	for (size_t i = 0; i < n; i++) {
-		const struct nfa_state *st = &ss->nfa->st[set[i]];
-		if (st->accept)
-			*VEC_PUSH(ents, nents, cap) = st->entry;
-	}
-	qsort(ents, nents, sizeof(uint32_t), dfa_u32_cmp);
-	size_t u = 0;
-	for (size_t i = 0; i < nents; i++)
-		if (u == 0 || ents[u - 1] != ents[i])
-			ents[u++] = ents[i];
-	uint32_t id = dfa_seqtab_intern(&ss->labels, ents, u, SIZE_MAX, &is_new);
-	free(ents);
-	return id;
-}
-
-/* The id of the subset state ss->tmp, adding it if new; UINT32_MAX at the limit. */
-static uint32_t dfa_subset_state(struct dfa_subset *ss)
-{
-	bool is_new;
-	uint32_t id = dfa_seqtab_intern(&ss->sets, ss->tmp, ss->ntmp, ss->limit, &is_new);
-	if (id == UINT32_MAX || !is_new)
-		return id;
-	mem_grow((void **)&ss->trans, &ss->transcap, ss->sets.n * ss->k, sizeof(uint32_t));
-	mem_grow((void **)&ss->label, &ss->labelcap, ss->sets.n, sizeof(uint32_t));
-	ss->label[id] = dfa_subset_label(ss, ss->tmp, ss->ntmp);
-	return id;
-}
-
-/* Builds every reachable subset state breadth-first, classes in order, so
- * creation order is deterministic. Returns -E2BIG at the limit. */
-static int dfa_subset_run(struct dfa_subset *ss)
-{
-	const struct nfa *nfa = ss->nfa;
-	bool is_new;
-
-	/* label 0 is "nothing matched" */
-	dfa_seqtab_intern(&ss->labels, NULL, 0, SIZE_MAX, &is_new);
-	dfa_subset_closure(ss, nfa->starts, nfa->nstarts);
-	if (dfa_subset_state(ss) == UINT32_MAX)
-		return -E2BIG;
-
-	for (uint32_t i = 0; i < ss->sets.n; i++) {
-		size_t len;
-		const uint32_t *set = dfa_seqtab_get(&ss->sets, i, &len);
-		for (uint32_t c = 0; c < ss->k; c++)
-			ss->bucket[c].n = 0;
-		for (size_t j = 0; j < len; j++) {
-			const struct nfa_state *st = &nfa->st[set[j]];
-			for (unsigned e = 0; e < st->nedge; e++) {
-				uint32_t si = st->edge[e].set;
-				for (uint32_t p = nfa->set_cls_off[si]; p < nfa->set_cls_off[si + 1]; p++) {
-					struct dfa_bucket *bk = &ss->bucket[nfa->set_cls[p]];
-					*VEC_PUSH(bk->v, bk->n, bk->cap) = st->edge[e].to;
-				}
-			}
-		}
-		for (uint32_t c = 0; c < ss->k; c++) {
-			dfa_subset_closure(ss, ss->bucket[c].v, ss->bucket[c].n);
-			uint32_t to = dfa_subset_state(ss);
-			if (to == UINT32_MAX)
-				return -E2BIG;
-			ss->trans[(size_t)i * ss->k + c] = to;
-		}
-	}
-	return 0;
-}
-
-/* At the limit: for every rule, in how many subset states its NFA states
- * take part; fills the report with the three largest. */
-static void dfa_subset_blame(struct dfa_subset *ss, size_t nrules, struct dfa_limit_report *rep)
-{
-	size_t *count = xcalloc(nrules ? nrules : 1, sizeof(size_t));
-	uint32_t *seen = xcalloc(nrules ? nrules : 1, sizeof(uint32_t));
-	for (uint32_t i = 0; i < ss->sets.n; i++) {
-		size_t len;
-		const uint32_t *set = dfa_seqtab_get(&ss->sets, i, &len);
-		for (size_t j = 0; j < len; j++) {
-			uint32_t e = ss->nfa->st[set[j]].entry;
-			if (seen[e] != i + 1) {
-				seen[e] = i + 1;
-				count[e]++;
-			}
-		}
-	}
-	memset(rep, 0, sizeof(*rep));
-	rep->built = rep->subset = ss->sets.n;
-	for (unsigned slot = 0; slot < 3; slot++) {
-		size_t best = SIZE_MAX;
-		for (size_t e = 0; e < nrules; e++) {
-			if (!count[e])
-				continue;
-			bool taken = false;
-			for (unsigned j = 0; j < rep->nrules; j++)
-				taken |= rep->rules[j] == ss->rules[e].rule;
-			if (taken)
-				continue;
-			if (best == SIZE_MAX || count[e] > count[best])
-				best = e;
-		}
-		if (best == SIZE_MAX)
-			break;
-		rep->rules[rep->nrules] = ss->rules[best].rule;
-		rep->states[rep->nrules] = count[best];
-		rep->nrules++;
-	}
-	free(count);
-	free(seen);
-}
-
-static void dfa_subset_fini(struct dfa_subset *ss)
-{
-	dfa_seqtab_fini(&ss->sets);
-	dfa_seqtab_fini(&ss->labels);
-	free(ss->trans);
-	free(ss->label);
-	free(ss->mark);
-	free(ss->stack);
-	free(ss->tmp);
-	for (uint32_t c = 0; c < ss->k; c++)
-		free(ss->bucket[c].v);
-	free(ss->bucket);
-}
-
 /* ---- assembling the minimal automaton -------------------------------------- */
-
-/* Merges classes whose columns agree in the quotient automaton; writes the
- * new class of each old class (numbered by smallest byte); returns the count. */
-static uint32_t dfa_classes_merge(const uint32_t *qtrans, uint32_t nb, uint32_t k, uint32_t *newcls,
-				  uint32_t *rep)
-{
-	uint64_t *hash = xmalloc(k * sizeof(uint64_t));
-	uint32_t *col = xmalloc((nb ? nb : 1) * sizeof(uint32_t));
-	uint32_t k2 = 0;
-	for (uint32_t c = 0; c < k; c++) {
-		for (uint32_t b = 0; b < nb; b++)
-			col[b] = qtrans[(size_t)b * k + c];
-		hash[c] = dfa_seq_hash(col, nb);
-		newcls[c] = UINT32_MAX;
-		for (uint32_t d = 0; d < c && newcls[c] == UINT32_MAX; d++) {
-			if (hash[d] != hash[c] || rep[newcls[d]] != d)
-				continue;
-			bool same = true;
-			for (uint32_t b = 0; b < nb && same; b++)
-				same = qtrans[(size_t)b * k + c] == qtrans[(size_t)b * k + d];
-			if (same)
-				newcls[c] = newcls[d];
-		}
-		if (newcls[c] == UINT32_MAX) {
-			rep[k2] = c;
-			newcls[c] = k2++;
-		}
-	}
-	free(hash);
-	free(col);
-	return k2;
-}
 
 static int dfa_rule_id_cmp(const void *a, const void *b)
 {
@@ -391,13 +27,9 @@ static int dfa_rule_id_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The minimal automaton of (n states, k classes, trans, label) as d's
- * tables: class_of[256] maps bytes to the input's classes. Label 0 means
- * "nothing matched"; the dead block is the one with label 0 and no way out.
- * Fills d->nstates, nclasses, dead, class_of and next; returns, for every
- * new state, one input state it stands for (the caller takes labels from it). */
-static uint32_t *dfa_quotient(struct dfa *d, uint32_t n, uint32_t k, const uint32_t *trans,
-			      const uint32_t *label, const uint8_t *class_of)
+/* See dfa_impl.h. */
+uint32_t *dfa_quotient(struct dfa *d, uint32_t n, uint32_t k, const uint32_t *trans,
+		       const uint32_t *label, const uint8_t *class_of, uint32_t *old_to_new)
 {
 	uint32_t *block = xmalloc(n * sizeof(uint32_t));
 	uint32_t nb = dfa_min_partition(n, k, trans, label, block);
@@ -459,6 +91,9 @@ static uint32_t *dfa_quotient(struct dfa *d, uint32_t n, uint32_t k, const uint3
 	/* ids beyond u16 are refused by the caller before anyone reads next */
 	d->next = xmalloc((size_t)norder * k2 * sizeof(uint16_t));
 	uint32_t *rep = xmalloc(norder * sizeof(uint32_t));
+	if (old_to_new)
+		for (uint32_t s = 0; s < n; s++)
+			old_to_new[s] = id[block[s]];
 	for (uint32_t s = 0; s < norder; s++) {
 		uint32_t b = order[s];
 		rep[s] = brep[b];
@@ -476,7 +111,7 @@ static uint32_t *dfa_quotient(struct dfa *d, uint32_t n, uint32_t k, const uint3
 	return rep;
 }
 
-static void dfa_stats_count(struct dfa *d)
+void dfa_stats_count(struct dfa *d)
 {
 	d->stats.states = d->nstates;
 	d->stats.classes = d->nclasses;
@@ -493,7 +128,7 @@ static void dfa_stats_count(struct dfa *d)
 static void dfa_assemble(struct dfa *d, struct dfa_subset *ss)
 {
 	uint32_t *rep = dfa_quotient(d, (uint32_t)ss->sets.n, ss->k, ss->trans, ss->label,
-				     ss->nfa->class_of);
+				     ss->nfa->class_of, NULL);
 	d->perms = xmalloc(d->nstates * sizeof(uint32_t));
 	d->rule_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
 	d->entry_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
@@ -521,7 +156,7 @@ static void dfa_assemble(struct dfa *d, struct dfa_subset *ss)
 	dfa_stats_count(d);
 }
 
-static struct dfa *dfa_alloc(enum dfa_kind kind, const struct dfa_rule *rules, size_t n)
+struct dfa *dfa_alloc(enum dfa_kind kind, const struct dfa_rule *rules, size_t n)
 {
 	struct dfa *d = xcalloc(1, sizeof(*d));
 	d->kind = kind;
@@ -534,38 +169,86 @@ static struct dfa *dfa_alloc(enum dfa_kind kind, const struct dfa_rule *rules, s
 	return d;
 }
 
+void dfa_perms_label(const uint32_t *perms, uint32_t n, uint32_t *label)
+{
+	uint32_t *v = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	memcpy(v, perms, n * sizeof(uint32_t));
+	qsort(v, n, sizeof(uint32_t), dfa_u32_cmp);
+	size_t u = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (u == 0 || v[u - 1] != v[i])
+			v[u++] = v[i];
+	/* v[0] is 0 when some state has no permissions, which keeps label 0 */
+	uint32_t base = u && v[0] == 0 ? 0 : 1;
+	for (uint32_t s = 0; s < n; s++) {
+		size_t lo = 0, hi = u;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (v[mid] < perms[s])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		label[s] = (uint32_t)lo + base;
+	}
+	free(v);
+}
+
+/* Per-state rules from a bitset per state over input positions (words
+ * 64-bit words a state): entry_ids get the positions, rule_ids their rule
+ * ids ascending without repeats. */
+void dfa_rules_fill(struct dfa *d, const uint64_t *bits, size_t words)
+{
+	size_t nrid = 0, ridcap = 0, neid = 0, eidcap = 0;
+	d->rule_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
+	d->entry_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
+	for (uint32_t s = 0; s < d->nstates; s++) {
+		size_t first = nrid;
+		for (size_t e = 0; e < d->nrules; e++) {
+			if (!((bits[s * words + e / 64] >> (e % 64)) & 1))
+				continue;
+			*VEC_PUSH(d->entry_ids, neid, eidcap) = (uint32_t)e;
+			*VEC_PUSH(d->rule_ids, nrid, ridcap) = d->rules[e].rule;
+		}
+		qsort(d->rule_ids + first, nrid - first, sizeof(unsigned), dfa_rule_id_cmp);
+		size_t u = first;
+		for (size_t i = first; i < nrid; i++)
+			if (u == first || d->rule_ids[u - 1] != d->rule_ids[i])
+				d->rule_ids[u++] = d->rule_ids[i];
+		nrid = u;
+		d->rule_off[s + 1] = (uint32_t)nrid;
+		d->entry_off[s + 1] = (uint32_t)neid;
+	}
+}
+
 int dfa_perms_reduce(const struct dfa *d, struct dfa **out)
 {
 	uint32_t n = d->nstates, k = d->nclasses;
 	uint32_t *trans = xmalloc((size_t)n * k * sizeof(uint32_t));
 	uint32_t *label = xmalloc(n * sizeof(uint32_t));
+	uint32_t *map = xmalloc(n * sizeof(uint32_t));
 	for (size_t i = 0; i < (size_t)n * k; i++)
 		trans[i] = d->next[i];
-	/* labels: distinct permission sets, 0 for none */
-	uint32_t *seen = xmalloc(n * sizeof(uint32_t));
-	uint32_t nseen = 0;
-	for (uint32_t s = 0; s < n; s++) {
-		uint32_t l = 0;
-		if (d->perms[s]) {
-			for (l = 1; l <= nseen && seen[l - 1] != d->perms[s]; l++)
-				;
-			if (l > nseen)
-				seen[nseen++] = d->perms[s];
-		}
-		label[s] = l;
-	}
+	dfa_perms_label(d->perms, n, label);
 	struct dfa *r = dfa_alloc(d->kind, d->rules, d->nrules);
 	r->perms_only = true;
-	uint32_t *rep = dfa_quotient(r, n, k, trans, label, d->class_of);
+	uint32_t *rep = dfa_quotient(r, n, k, trans, label, d->class_of, map);
 	r->perms = xmalloc(r->nstates * sizeof(uint32_t));
-	r->rule_off = xcalloc(r->nstates + 1, sizeof(uint32_t));
-	r->entry_off = xcalloc(r->nstates + 1, sizeof(uint32_t));
 	for (uint32_t s = 0; s < r->nstates; s++)
 		r->perms[s] = d->perms[rep[s]];
+
+	/* a merged state may match what any of its old states matched */
+	size_t words = (d->nrules + 63) / 64;
+	uint64_t *bits = xcalloc((size_t)r->nstates * (words ? words : 1), sizeof(uint64_t));
+	for (uint32_t s = 0; s < n; s++)
+		for (uint32_t i = d->entry_off[s]; i < d->entry_off[s + 1]; i++)
+			bits[map[s] * words + d->entry_ids[i] / 64] |= (uint64_t)1 << (d->entry_ids[i] % 64);
+	dfa_rules_fill(r, bits, words);
 	r->stats = d->stats;
 	dfa_stats_count(r);
+	free(bits);
 	free(rep);
-	free(seen);
+	free(map);
 	free(trans);
 	free(label);
 	*out = r;
@@ -589,8 +272,7 @@ static struct loc dfa_glob_loc(const struct dfa_rule *r, const struct glob_error
 }
 
 static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, size_t n,
-			   enum dfa_kind kind, const char *stage, size_t limit,
-			   const struct dfa_limit_report *rep)
+			   const struct dfa_build_opts *o, const struct dfa_limit_report *rep)
 {
 	const struct dfa_rule *top[3] = { NULL, NULL, NULL };
 	for (unsigned j = 0; j < rep->nrules; j++)
@@ -598,11 +280,12 @@ static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, si
 			if (rules[i].rule == rep->rules[j])
 				top[j] = &rules[i];
 	diag_error(dc, top[0] ? top[0]->loc : LOC_NONE,
-		   "the %s automaton is too large: %s more than %zu states", dfa_kind_name(kind),
-		   stage, limit);
+		   "the %s automaton is too large: %s more than %u states", dfa_kind_name(o->kind),
+		   rep->minimal ? "its minimal form has" : "building it takes",
+		   rep->minimal ? o->max_states : o->max_build_states);
 	for (unsigned j = 0; j < rep->nrules; j++)
-		diag_note(dc, top[j]->loc, "glob '%s' takes part in %zu of the %zu states built",
-			  top[j]->glob, rep->states[j], rep->subset);
+		diag_note(dc, top[j]->loc, "glob '%s' accounts for %zu states", top[j]->glob,
+			  rep->states[j]);
 }
 
 int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opts *opts,
@@ -642,23 +325,35 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	if (rc)
 		goto out;
 
+	/* permissions only: rule by rule, which scales with the rule count */
+	if (o.perms_only) {
+		d = dfa_alloc(o.kind, rules, n);
+		d->perms_only = true;
+		rc = dfa_fold_build(d, rules, n, o.max_build_states, o.max_states, &rep);
+		d->stats.nfa_states = (unsigned)nfa.n;
+		if (rc == -E2BIG) {
+			if (o.limit)
+				*o.limit = rep;
+			if (dc)
+				dfa_limit_diag(dc, rules, n, &o, &rep);
+		}
+		if (rc) {
+			dfa_free(d);
+			d = NULL;
+		}
+		goto done;
+	}
+
 	/* 2. byte classes, 3. subset construction */
 	nfa_classes_compute(&nfa);
-	ss.nfa = &nfa;
-	ss.rules = rules;
-	ss.limit = o.max_build_states;
-	ss.k = nfa.nclasses;
-	dfa_seqtab_init(&ss.sets);
-	dfa_seqtab_init(&ss.labels);
-	ss.mark = xcalloc(nfa.n ? nfa.n : 1, sizeof(uint32_t));
-	ss.bucket = xcalloc(ss.k, sizeof(*ss.bucket));
+	dfa_subset_init(&ss, &nfa, rules, o.max_build_states);
 	rc = dfa_subset_run(&ss);
 	if (rc) {
 		dfa_subset_blame(&ss, n, &rep);
 		if (o.limit)
 			*o.limit = rep;
 		if (dc)
-			dfa_limit_diag(dc, rules, n, o.kind, "building it takes", ss.limit, &rep);
+			dfa_limit_diag(dc, rules, n, &o, &rep);
 		goto out;
 	}
 
@@ -668,22 +363,18 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	d->stats.nfa_states = (unsigned)nfa.n;
 	if (d->nstates > o.max_states) {
 		dfa_subset_blame(&ss, n, &rep);
+		rep.minimal = true;
 		rep.built = d->nstates;
 		if (o.limit)
 			*o.limit = rep;
 		if (dc)
-			dfa_limit_diag(dc, rules, n, o.kind, "its minimal form has", o.max_states, &rep);
+			dfa_limit_diag(dc, rules, n, &o, &rep);
 		dfa_free(d);
 		d = NULL;
 		rc = -E2BIG;
 		goto out;
 	}
-	if (o.perms_only) {
-		struct dfa *r;
-		dfa_perms_reduce(d, &r);
-		dfa_free(d);
-		d = r;
-	}
+done:
 	*out = d;
 out:
 	if (ss.nfa)
@@ -706,6 +397,43 @@ void dfa_free(struct dfa *d)
 	free(d->entry_off);
 	free(d->entry_ids);
 	free(d);
+}
+
+void dfa_rules_simulate(const struct dfa_rule *rules, size_t n, const void *bytes, size_t len,
+			bool *matched)
+{
+	struct nfa nfa;
+	nfa_init(&nfa);
+	for (size_t i = 0; i < n; i++) {
+		struct glob g;
+		struct glob_error ge;
+		matched[i] = false;
+		if (glob_parse(rules[i].glob, &g, &ge) == 0) {
+			nfa_glob_add(&nfa, &g, (uint32_t)i);
+			glob_fini(&g);
+		}
+	}
+	nfa_match(&nfa, bytes, len, matched);
+	nfa_fini(&nfa);
+}
+
+size_t dfa_string_rules(const struct dfa *d, const void *bytes, size_t len, unsigned **ids)
+{
+	bool *matched = xcalloc(d->nrules ? d->nrules : 1, sizeof(bool));
+	unsigned *v = xmalloc((d->nrules ? d->nrules : 1) * sizeof(unsigned));
+	size_t n = 0;
+	dfa_rules_simulate(d->rules, d->nrules, bytes, len, matched);
+	for (size_t i = 0; i < d->nrules; i++)
+		if (matched[i])
+			v[n++] = d->rules[i].rule;
+	qsort(v, n, sizeof(unsigned), dfa_rule_id_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || v[u - 1] != v[i])
+			v[u++] = v[i];
+	free(matched);
+	*ids = v;
+	return u;
 }
 
 /* ---- queries ------------------------------------------------------------- */

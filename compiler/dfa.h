@@ -62,13 +62,17 @@ struct dfa_rule {
 	struct loc loc;      /* where the glob is written (LOC_NONE if nowhere) */
 };
 
-/* Filled when a state limit stops a build: the rules whose NFA states take
- * part in the most subset states, most first. */
+/* Filled when a state limit stops a build, naming the rules most likely
+ * responsible, most first. */
 struct dfa_limit_report {
+	bool minimal;            /* the minimal automaton has over max_states;
+				  * else building it went over max_build_states */
 	unsigned nrules;
 	unsigned rules[3];       /* dfa_rule.rule */
-	size_t states[3];        /* in how many subset states each takes part */
-	size_t subset;           /* subset states built */
+	size_t states[3];        /* per rule: the subset states its NFA takes part
+				  * in, or (perms_only, built rule by rule) the
+				  * states of its own automaton; the rule whose
+				  * fold broke the bound comes first */
 	size_t built;            /* states of the automaton that broke the limit */
 };
 
@@ -77,8 +81,10 @@ struct dfa_build_opts {
 	enum dfa_kind kind;
 	unsigned max_states;       /* of the minimal automaton; 0 or more: DFA_MAX_STATES */
 	unsigned max_build_states; /* of subset construction; 0: DFA_DEFAULT_BUILD_STATES */
-	/* Minimise by permissions alone (dfa_perms_reduce): smaller tables, but
-	 * the states no longer know which rules matched. */
+	/* Minimise by permissions alone: far smaller tables, built rule by rule
+	 * (which scales with the number of rules); dfa_state_rules then gives
+	 * the rules that match some string ending in the state, and
+	 * dfa_string_rules the exact ones for a string. */
 	bool perms_only;
 	struct dfa_limit_report *limit;   /* optional, filled on -E2BIG */
 };
@@ -94,9 +100,8 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 void dfa_free(struct dfa *d);
 
 /* The smallest automaton giving every string the same permissions as d
- * (d minimised again, by permissions alone): what a map image needs. Its
- * states carry no rules. Returns 0; *out is the caller's to free. Keep d to
- * name rules: walk d for provenance, the reduced one for the table. */
+ * (d minimised again, by permissions alone): what a map image needs, as
+ * perms_only gives. Returns 0; *out is the caller's to free. */
 int dfa_perms_reduce(const struct dfa *d, struct dfa **out);
 
 struct dfa_stats {
@@ -137,7 +142,13 @@ struct dfa_tables {
 void dfa_tables_get(const struct dfa *d, struct dfa_tables *t);
 unsigned dfa_next(const struct dfa *d, unsigned state, unsigned cls);
 uint32_t dfa_state_perms(const struct dfa *d, unsigned state);
+/* The rules that match some string ending in state. In the provenance
+ * automaton (not perms_only) every such string matches exactly these. */
 struct dfa_rules dfa_state_rules(const struct dfa *d, unsigned state);
+/* Exactly the rules that bytes[0..len) matches, found by running the globs
+ * themselves (any automaton): rule ids ascending, no repeats, in *ids (the
+ * caller frees it); returns how many. */
+size_t dfa_string_rules(const struct dfa *d, const void *bytes, size_t len, unsigned **ids);
 
 /* The input rules, as given to dfa_build (indexable by position). */
 size_t dfa_rule_count(const struct dfa *d);

@@ -24,8 +24,9 @@ static void dfa_rules_print(const struct dfa *d, unsigned s, FILE *out, const ch
 void dfa_dump(const struct dfa *d, FILE *out)
 {
 	char buf[1200];
-	fprintf(out, "dfa %s: %u states, %u classes, %u transitions, start 0, dead ",
-		dfa_kind_name(d->kind), d->nstates, d->nclasses, d->stats.transitions);
+	fprintf(out, "dfa %s%s: %u states, %u classes, %u transitions, start 0, dead ",
+		dfa_kind_name(d->kind), d->perms_only ? " (by permissions)" : "", d->nstates,
+		d->nclasses, d->stats.transitions);
 	if (d->dead == DFA_STATE_NONE)
 		fprintf(out, "none\n");
 	else
@@ -48,7 +49,8 @@ void dfa_dump(const struct dfa *d, FILE *out)
 		if (d->perms[s])
 			fprintf(out, " perms 0x%" PRIx32, d->perms[s]);
 		if (d->rule_off[s + 1] > d->rule_off[s]) {
-			fprintf(out, " rules ");
+			/* by permissions a state only knows the rules that may match */
+			fprintf(out, d->perms_only ? " may " : " rules ");
 			dfa_rules_print(d, s, out, ",");
 		}
 		fputc('\n', out);
@@ -89,12 +91,12 @@ void dfa_dump_dot(const struct dfa *d, FILE *out)
 	for (unsigned s = 0; s < d->nstates; s++) {
 		if (s == d->dead)
 			continue;
-		bool acc = d->rule_off[s + 1] > d->rule_off[s] || d->perms[s];
+		bool acc = d->perms_only ? d->perms[s] != 0 : d->rule_off[s + 1] > d->rule_off[s];
 		fprintf(out, "\ts%u [%slabel=\"%u", s, acc ? "shape=doublecircle, " : "", s);
 		if (d->perms[s])
 			fprintf(out, "\\nperms 0x%" PRIx32, d->perms[s]);
 		if (d->rule_off[s + 1] > d->rule_off[s]) {
-			fprintf(out, "\\nrules ");
+			fprintf(out, d->perms_only ? "\\nmay " : "\\nrules ");
 			dfa_rules_print(d, s, out, ",");
 		}
 		fprintf(out, "\"];\n");

@@ -56,10 +56,68 @@ void nfa_init(struct nfa *nfa);
 void nfa_fini(struct nfa *nfa);
 void nfa_glob_add(struct nfa *nfa, const struct glob *g, uint32_t entry);
 void nfa_classes_compute(struct nfa *nfa);
+/* Runs the NFA over bytes; sets matched[entry] for every accepting entry. */
+void nfa_match(const struct nfa *nfa, const void *bytes, size_t len, bool *matched);
 static inline bool nfa_state_important(const struct nfa_state *s)
 {
 	return s->nedge || s->accept;
 }
+
+/* ---- interned u32 sequences, subset construction (dfa_subset.c) ------- */
+
+/* Sequences of u32 numbered in order of first appearance; used for subset
+ * states (sets of NFA states) and for labels (sets of matching rules). */
+struct dfa_seqtab {
+	uint32_t *pool;
+	size_t npool, poolcap;
+	uint32_t *off;           /* [n + 1] */
+	size_t n, offcap;
+	uint32_t *slots;         /* open addressing: id + 1, 0 = empty */
+	size_t nslots;
+};
+
+void dfa_seqtab_init(struct dfa_seqtab *t);
+void dfa_seqtab_fini(struct dfa_seqtab *t);
+const uint32_t *dfa_seqtab_get(const struct dfa_seqtab *t, uint32_t id, size_t *len);
+/* The id of v[0..n), added if new unless limit ids exist (then UINT32_MAX). */
+uint32_t dfa_seqtab_intern(struct dfa_seqtab *t, const uint32_t *v, size_t n, size_t limit,
+			   bool *is_new);
+uint64_t dfa_seq_hash(const uint32_t *v, size_t n);
+int dfa_u32_cmp(const void *a, const void *b);
+
+struct dfa_bucket {
+	uint32_t *v;
+	size_t n, cap;
+};
+
+struct dfa_subset {
+	const struct nfa *nfa;
+	const struct dfa_rule *rules;
+	size_t limit;
+	uint32_t k;
+	struct dfa_seqtab sets;      /* subset states */
+	struct dfa_seqtab labels;    /* label 0: nothing matched */
+	uint32_t *trans;             /* [sets.n * k] */
+	size_t transcap;
+	uint32_t *label;             /* [sets.n] */
+	size_t labelcap;
+	uint32_t *mark;              /* closure stamps, per NFA state */
+	uint32_t gen;
+	uint32_t *stack, *tmp;
+	size_t nstack, stackcap, ntmp, tmpcap;
+	struct dfa_bucket *bucket;   /* per class */
+};
+
+/* Sets up ss over nfa (classes computed) for rules; limit bounds the states. */
+void dfa_subset_init(struct dfa_subset *ss, const struct nfa *nfa, const struct dfa_rule *rules,
+		     size_t limit);
+/* Builds every reachable subset state; -E2BIG past the limit. Label 0 of
+ * ss->labels is "nothing matched"; others are sorted input positions. */
+int dfa_subset_run(struct dfa_subset *ss);
+void dfa_subset_blame(struct dfa_subset *ss, size_t nrules, struct dfa_limit_report *rep);
+void dfa_subset_fini(struct dfa_subset *ss);
+/* grant & ~deny over the rules at the given input positions */
+uint32_t dfa_rule_perms(const struct dfa_rule *rules, const uint32_t *entries, size_t n);
 
 /* ---- minimisation ------------------------------------------------------- */
 
@@ -67,6 +125,12 @@ static inline bool nfa_state_important(const struct nfa_state *s)
  * under trans[s * k + c]. Writes block[s]; returns the number of blocks. */
 uint32_t dfa_min_partition(uint32_t n, uint32_t k, const uint32_t *trans, const uint32_t *label,
 			   uint32_t *block);
+
+/* Merges classes whose columns agree in trans (nb states, k classes); writes
+ * the new class of each old class (by smallest byte) and, per new class, an
+ * old class standing for it (rep); returns the new count. */
+uint32_t dfa_classes_merge(const uint32_t *trans, uint32_t nb, uint32_t k, uint32_t *newcls,
+			   uint32_t *rep);
 
 /* ---- the automaton ------------------------------------------------------ */
 
@@ -86,5 +150,43 @@ struct dfa {
 	size_t nrules;
 	struct dfa_stats stats;
 };
+
+/* Minimal automaton of (n, k, trans, label) into d's tables, states numbered
+ * breadth-first (dead last); class_of maps bytes to the input's classes.
+ * Returns, per new state, an input state it stands for (caller frees); if
+ * old_to_new is not NULL it receives every input state's new state. */
+uint32_t *dfa_quotient(struct dfa *d, uint32_t n, uint32_t k, const uint32_t *trans,
+		       const uint32_t *label, const uint8_t *class_of, uint32_t *old_to_new);
+struct dfa *dfa_alloc(enum dfa_kind kind, const struct dfa_rule *rules, size_t n);
+void dfa_stats_count(struct dfa *d);
+/* Labels for minimising by permissions: 0 for none, equal for equal. */
+void dfa_perms_label(const uint32_t *perms, uint32_t n, uint32_t *label);
+/* Per-state rules from bits[state * words ...] over input positions. */
+void dfa_rules_fill(struct dfa *d, const uint64_t *bits, size_t words);
+
+/* ---- building rule by rule (dfa_fold.c) -------------------------------- */
+
+/* An automaton between stages: n states (start 0), k classes. */
+struct dfa_tab {
+	uint32_t n, k;
+	uint32_t *trans;         /* [n * k] */
+	uint32_t *label;         /* [n]; 0 means nothing matched */
+	uint8_t class_of[256];
+};
+
+void dfa_tab_fini(struct dfa_tab *t);
+
+/* The permission automaton of rules[0..n), built one rule at a time: each
+ * rule's own minimal DFA is folded into the product of those before it and
+ * the product minimised by what later rules can still change. Fills d's
+ * tables, permissions and per-state rules ("may match": the rules matching
+ * some string that ends in the state). -E2BIG (with rep) past a limit. */
+int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, size_t max_build,
+		   size_t max_states, struct dfa_limit_report *rep);
+
+/* Which input rules s matches, by running their globs' NFA: sets matched[i]
+ * (the globs must parse). */
+void dfa_rules_simulate(const struct dfa_rule *rules, size_t n, const void *bytes, size_t len,
+			bool *matched);
 
 #endif

@@ -162,3 +162,34 @@ uint32_t dfa_min_partition(uint32_t n, uint32_t k, const uint32_t *trans, const 
 	free(m.work);
 	return nb;
 }
+
+/* Byte classes that no state tells apart become one (see dfa_impl.h). */
+uint32_t dfa_classes_merge(const uint32_t *qtrans, uint32_t nb, uint32_t k, uint32_t *newcls,
+			   uint32_t *rep)
+{
+	uint64_t *hash = xmalloc(k * sizeof(uint64_t));
+	uint32_t *col = xmalloc((nb ? nb : 1) * sizeof(uint32_t));
+	uint32_t k2 = 0;
+	for (uint32_t c = 0; c < k; c++) {
+		for (uint32_t b = 0; b < nb; b++)
+			col[b] = qtrans[(size_t)b * k + c];
+		hash[c] = dfa_seq_hash(col, nb);
+		newcls[c] = UINT32_MAX;
+		for (uint32_t d = 0; d < c && newcls[c] == UINT32_MAX; d++) {
+			if (hash[d] != hash[c] || rep[newcls[d]] != d)
+				continue;
+			bool same = true;
+			for (uint32_t b = 0; b < nb && same; b++)
+				same = qtrans[(size_t)b * k + c] == qtrans[(size_t)b * k + d];
+			if (same)
+				newcls[c] = newcls[d];
+		}
+		if (newcls[c] == UINT32_MAX) {
+			rep[k2] = c;
+			newcls[c] = k2++;
+		}
+	}
+	free(hash);
+	free(col);
+	return k2;
+}

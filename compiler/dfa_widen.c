@@ -280,11 +280,14 @@ static void dfa_widening_fill(struct dfa_widening *w, const struct dfa_search *s
 	w->parent_perms = p->perms[n->sp];
 	w->extra = w->child_perms & ~w->parent_perms;
 
-	/* the child rules that grant a bit of extra */
+	/* the rules that match the example, exactly: the child's that grant a
+	 * bit of extra, and all the parent's */
+	bool *cm = xcalloc(c->nrules ? c->nrules : 1, sizeof(bool));
 	size_t cap = 0;
-	for (uint32_t i = c->entry_off[n->sc]; i < c->entry_off[n->sc + 1]; i++) {
-		const struct dfa_rule *r = &c->rules[c->entry_ids[i]];
-		if (!(r->grant & w->extra))
+	dfa_rules_simulate(c->rules, c->nrules, w->example, w->len, cm);
+	for (size_t i = 0; i < c->nrules; i++) {
+		const struct dfa_rule *r = &c->rules[i];
+		if (!cm[i] || !(r->grant & w->extra))
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < w->nchild_rules; j++)
@@ -292,17 +295,16 @@ static void dfa_widening_fill(struct dfa_widening *w, const struct dfa_search *s
 		if (!dup)
 			*VEC_PUSH(w->child_rules, w->nchild_rules, cap) = r->rule;
 	}
+	free(cm);
 	for (size_t i = 1; i < w->nchild_rules; i++)
 		for (size_t j = i; j > 0 && w->child_rules[j - 1] > w->child_rules[j]; j--) {
 			unsigned t = w->child_rules[j];
 			w->child_rules[j] = w->child_rules[j - 1];
 			w->child_rules[j - 1] = t;
 		}
-	struct dfa_rules pr = dfa_state_rules(p, n->sp);
-	w->nparent_rules = pr.n;
-	w->parent_rules = xmalloc((pr.n ? pr.n : 1) * sizeof(unsigned));
-	if (pr.n)
-		memcpy(w->parent_rules, pr.ids, pr.n * sizeof(unsigned));
+	unsigned *pids;
+	w->nparent_rules = dfa_string_rules(p, w->example, w->len, &pids);
+	w->parent_rules = pids;
 }
 
 int dfa_widening_find(const struct dfa *child, const struct dfa *parent, struct dfa_widening *w)

@@ -194,3 +194,59 @@ void nfa_classes_compute(struct nfa *nfa)
 	}
 	nfa->set_cls_off[nfa->nsets] = (uint32_t)total;
 }
+
+/* Adds q and its epsilon closure to set (stamped with gen). */
+static void nfa_closure_add(const struct nfa *nfa, uint32_t q, uint32_t *stamp, uint32_t gen,
+			    uint32_t *set, size_t *n, uint32_t *stack)
+{
+	size_t top = 0;
+	if (stamp[q] == gen)
+		return;
+	stamp[q] = gen;
+	stack[top++] = q;
+	while (top) {
+		uint32_t s = stack[--top];
+		set[(*n)++] = s;
+		for (unsigned e = 0; e < nfa->st[s].neps; e++) {
+			uint32_t t = nfa->st[s].eps[e];
+			if (stamp[t] != gen) {
+				stamp[t] = gen;
+				stack[top++] = t;
+			}
+		}
+	}
+}
+
+void nfa_match(const struct nfa *nfa, const void *bytes, size_t len, bool *matched)
+{
+	const uint8_t *p = bytes;
+	size_t n = nfa->n ? nfa->n : 1;
+	uint32_t *stamp = xcalloc(n, sizeof(uint32_t));
+	uint32_t *cur = xmalloc(n * sizeof(uint32_t)), *next = xmalloc(n * sizeof(uint32_t));
+	uint32_t *stack = xmalloc(n * sizeof(uint32_t));
+	size_t ncur = 0, nnext;
+	uint32_t gen = 1;
+	for (size_t i = 0; i < nfa->nstarts; i++)
+		nfa_closure_add(nfa, nfa->starts[i], stamp, gen, cur, &ncur, stack);
+	for (size_t i = 0; i < len; i++) {
+		gen++;
+		nnext = 0;
+		for (size_t j = 0; j < ncur; j++) {
+			const struct nfa_state *st = &nfa->st[cur[j]];
+			for (unsigned e = 0; e < st->nedge; e++)
+				if (glob_byteset_has(&nfa->sets[st->edge[e].set], p[i]))
+					nfa_closure_add(nfa, st->edge[e].to, stamp, gen, next, &nnext, stack);
+		}
+		uint32_t *t = cur;
+		cur = next;
+		next = t;
+		ncur = nnext;
+	}
+	for (size_t j = 0; j < ncur; j++)
+		if (nfa->st[cur[j]].accept)
+			matched[nfa->st[cur[j]].entry] = true;
+	free(stamp);
+	free(cur);
+	free(next);
+	free(stack);
+}

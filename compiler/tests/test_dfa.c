@@ -40,8 +40,9 @@ static uint32_t perms_of(const struct dfa *d, const char *s)
 	return p;
 }
 
-/* Every table entry in range, the dead state closed and permission-less. */
-static void check_tables(const struct dfa *d)
+/* Every table entry in range, the dead state closed and permission-less
+ * (and, with provenance, matching no rule). */
+static void check_tables_prov(const struct dfa *d, bool prov)
 {
 	struct dfa_tables t;
 	dfa_tables_get(d, &t);
@@ -58,7 +59,8 @@ static void check_tables(const struct dfa *d)
 	if (t.dead != DFA_STATE_NONE) {
 		assert_int_equal(t.dead, t.nstates - 1);
 		assert_int_equal(t.perms[t.dead], 0);
-		assert_int_equal(dfa_state_rules(d, t.dead).n, 0);
+		if (prov)
+			assert_int_equal(dfa_state_rules(d, t.dead).n, 0);
 		for (unsigned c = 0; c < t.nclasses; c++)
 			assert_int_equal(t.next[t.dead * t.nclasses + c], t.dead);
 	}
@@ -70,6 +72,30 @@ static void check_tables(const struct dfa *d)
 		else
 			assert_true(e > 0 && t.class_of[e] == c);
 	}
+}
+
+static void check_tables(const struct dfa *d)
+{
+	check_tables_prov(d, true);
+}
+
+/* A permission-only automaton: may-match rules cover the exact ones. */
+static void check_may_rules(const struct dfa *d, const struct dfa *p, const char *s)
+{
+	struct dfa_rules exact, may;
+	unsigned *ids;
+	dfa_match(d, s, strlen(s), NULL, &exact);
+	dfa_match(p, s, strlen(s), NULL, &may);
+	size_t n = dfa_string_rules(p, s, strlen(s), &ids);
+	assert_int_equal(n, exact.n);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(ids[i], exact.ids[i]);
+		bool in = false;
+		for (size_t j = 0; j < may.n; j++)
+			in |= may.ids[j] == ids[i];
+		assert_true(in);
+	}
+	free(ids);
 }
 
 static void test_dfa_small(void **state)
@@ -306,7 +332,8 @@ static void test_dfa_build_limit(void **state)
 	assert_null(d);
 	assert_true(rep.nrules >= 1);
 	assert_int_equal(rep.rules[0], 1);
-	assert_int_equal(rep.subset, 1000);
+	assert_int_equal(rep.built, 1000);
+	assert_false(rep.minimal);
 	assert_true(rep.states[0] > 900);
 	for (unsigned i = 1; i < rep.nrules; i++)
 		assert_true(rep.states[i] < rep.states[0] / 10);
@@ -315,7 +342,7 @@ static void test_dfa_build_limit(void **state)
 			    "the path automaton is too large: building it takes more than 1000 states");
 	assert_int_equal(dc.items[0].loc.off, (uint32_t)(g - text));
 	assert_true(dc.items[0].nnotes >= 1);
-	assert_non_null(strstr(dc.items[0].notes[0].msg, "glob '/x/*a?????????????" "' takes part in"));
+	assert_non_null(strstr(dc.items[0].notes[0].msg, "glob '/x/*a?????????????" "' accounts for"));
 	diag_fini(&dc);
 
 	/* the same rules fit with the default bounds */
@@ -342,6 +369,7 @@ static void test_dfa_final_limit(void **state)
 	assert_int_equal(dfa_build(r, 1, &o, &d, &dc), -E2BIG);
 	assert_int_equal(rep.nrules, 1);
 	assert_int_equal(rep.rules[0], 5);
+	assert_true(rep.minimal);
 	assert_true(rep.built > 100);
 	assert_string_equal(dc.items[0].msg,
 			    "the path automaton is too large: its minimal form has more than 100 states");
@@ -387,21 +415,22 @@ static void test_dfa_perms_reduce(void **state)
 		"/tmp/k.pem", "/etc/passwd", "/usr", "/usr/", "/tmp/", "",
 	};
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		struct dfa_rules rr;
 		uint32_t a, b;
 		dfa_match(d, paths[i], strlen(paths[i]), &a, NULL);
-		dfa_match(p, paths[i], strlen(paths[i]), &b, &rr);
+		dfa_match(p, paths[i], strlen(paths[i]), &b, NULL);
 		assert_int_equal(a, b);
-		assert_int_equal(rr.n, 0);
+		check_may_rules(d, p, paths[i]);
 	}
-	check_tables(p);
+	check_tables_prov(p, false);
 
-	/* the option gives the same tables */
+	/* the option (built rule by rule) gives the same automaton */
 	struct dfa_build_opts o = { .sz = sizeof(o), .perms_only = true };
 	struct dfa *q;
 	assert_int_equal(dfa_build(r, 6, &o, &q, NULL), 0);
 	char *x = dump_text(p, false), *y = dump_text(q, false);
 	assert_string_equal(x, y);
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		check_may_rules(d, q, paths[i]);
 	free(x);
 	free(y);
 	dfa_free(q);
@@ -451,8 +480,101 @@ static void test_dfa_realistic(void **state)
 		      "permissions only), %u classes\n",
 		      (unsigned)(sizeof(pol) / sizeof(pol[0])), sd.nfa_states, sd.subset_states,
 		      sd.states, sp.states, sd.classes);
-	check_tables(p);
+	check_tables_prov(p, false);
 	dfa_free(p);
+	dfa_free(d);
+}
+
+/* Built rule by rule, a limit names the rule whose automaton broke it. */
+static void test_dfa_fold_limit(void **state)
+{
+	(void)state;
+	struct dfa_rule r[] = {
+		{ .glob = "/etc/passwd", .grant = 1, .rule = 0 },
+		{ .glob = "/x/*a?????????????", .grant = 1, .rule = 1 },
+		{ .glob = "/usr/**", .grant = 1, .rule = 2 },
+	};
+	struct dfa_limit_report rep;
+	struct dfa_build_opts o = { .sz = sizeof(o), .perms_only = true, .max_build_states = 1000,
+				    .limit = &rep };
+	struct diag_ctx dc;
+	struct dfa *d;
+	diag_init(&dc);
+	assert_int_equal(dfa_build(r, 3, &o, &d, &dc), -E2BIG);
+	assert_false(rep.minimal);
+	assert_int_equal(rep.rules[0], 1);
+	assert_string_equal(dc.items[0].msg,
+			    "the path automaton is too large: building it takes more than 1000 states");
+	diag_fini(&dc);
+
+	o.max_build_states = 0;
+	o.max_states = 100;
+	diag_init(&dc);
+	assert_int_equal(dfa_build(r, 3, &o, &d, &dc), -E2BIG);
+	assert_true(rep.minimal);
+	assert_int_equal(rep.rules[0], 1);
+	assert_true(rep.built > 100);
+	assert_string_equal(dc.items[0].msg,
+			    "the path automaton is too large: its minimal form has more than 100 states");
+	diag_fini(&dc);
+}
+
+/* Many independent rules: with provenance every rule's progress multiplies
+ * the states; by permissions, built rule by rule, the table stays small. */
+static void test_dfa_many_rules(void **state)
+{
+	(void)state;
+	static const char *const deny[] = {
+		"**/*.pem", "**/*.{key,p12,pfx}", "**/.env", "**/.env.*", "**/.git/config",
+		"/home/*/.{aws,gnupg,kube,docker}/**", "**/id_{rsa,ed25519,ecdsa}*", "**/secrets/**",
+		"**/*credentials*", "**/.netrc", "**/.npmrc", "**/.pypirc", "**/*.keystore", "**/*.jks",
+		"**/.htpasswd", "**/*secret*", "**/*.kdbx", "**/.bash_history", "**/.zsh_history",
+		"**/*token*", "**/.docker/config.json", "**/*.ovpn", "**/*.sqlite", "**/Cookies",
+		"**/*password*", "**/.gitconfig", "**/*.gpg", "**/*.asc", "**/.vault-token",
+		"**/kubeconfig*", "**/*.ppk", "/home/you/.ssh/**",
+	};
+	static const char *const read[] = {
+		"/usr/**", "/lib/**", "/lib64/**", "/etc/ld.so.cache",
+		"/etc/{passwd,group,hosts,resolv.conf,nsswitch.conf}", "/home/you/project/**",
+		"/home/you/.cargo/**", "/home/you/.rustup/**", "/proc/self/**", "/sys/fs/cgroup/**",
+		"/opt/**", "/var/lib/dpkg/**", "/home/you/go/**", "/home/you/.npm/**",
+		"/home/you/.cache/**", "/snap/**", "/etc/ssl/certs/**", "/usr/share/zoneinfo/**",
+	};
+	static const char *const write[] = {
+		"/tmp/bee-*/**", "/home/you/project/target/**", "**/node_modules/**",
+		"/dev/{null,zero,urandom,tty}", "/home/you/.cache/bee/**",
+	};
+	struct dfa_rule r[64];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(read) / sizeof(read[0]); i++, n++)
+		r[n] = (struct dfa_rule){ .glob = read[i], .grant = 1, .rule = (unsigned)n };
+	for (size_t i = 0; i < sizeof(write) / sizeof(write[0]); i++, n++)
+		r[n] = (struct dfa_rule){ .glob = write[i], .grant = 3, .rule = (unsigned)n };
+	for (size_t i = 0; i < sizeof(deny) / sizeof(deny[0]); i++, n++)
+		r[n] = (struct dfa_rule){ .glob = deny[i], .deny = 3, .rule = (unsigned)n };
+	struct dfa_build_opts o = { .sz = sizeof(o), .perms_only = true };
+	struct dfa *d;
+	assert_int_equal(dfa_build(r, n, &o, &d, NULL), 0);
+	struct dfa_stats st;
+	dfa_stats_get(d, &st);
+	print_message("%zu rules by permissions: %u states, %u classes, largest intermediate %u\n", n,
+		      st.states, st.classes, st.subset_states);
+	assert_true(st.states < 2000);
+	assert_int_equal(perms_of(d, "/home/you/project/src/main.rs"), 1);
+	assert_int_equal(perms_of(d, "/home/you/project/target/x"), 3);
+	assert_int_equal(perms_of(d, "/home/you/project/api_token.txt"), 0);
+	assert_int_equal(perms_of(d, "/home/you/.cache/bee/x"), 3);
+	assert_int_equal(perms_of(d, "/home/you/.cache/pip/x"), 1);
+	assert_int_equal(perms_of(d, "/usr/lib/ssl/private/a.pem"), 0);
+	unsigned *ids;
+	size_t k = dfa_string_rules(d, "/home/you/project/target/secrets/x.pem", 38, &ids);
+	/* project, target, secrets and .pem; "*secret*" looks at the last segment only */
+	assert_int_equal(k, 4);
+	free(ids);
+	k = dfa_string_rules(d, "/home/you/project/target/my_secret.pem", 38, &ids);
+	assert_int_equal(k, 4);
+	free(ids);
+	check_tables_prov(d, false);
 	dfa_free(d);
 }
 
@@ -493,6 +615,8 @@ int main(void)
 		cmocka_unit_test(test_dfa_opts_size),
 		cmocka_unit_test(test_dfa_perms_reduce),
 		cmocka_unit_test(test_dfa_realistic),
+		cmocka_unit_test(test_dfa_fold_limit),
+		cmocka_unit_test(test_dfa_many_rules),
 		cmocka_unit_test(test_dfa_class_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,328 @@
+/* dfa_subset.c: subset construction from a Thompson NFA, bounded.
+ *
+ * A subset state is the sorted set of "important" NFA states (those with a
+ * byte edge or an accept) in an epsilon closure, after dropping threads that
+ * a dominating thread of the same alternative covers (nfa.c). States are
+ * built breadth-first, classes in order, so numbering is deterministic.
+ */
+#include "dfa_impl.h"
+#include "mem.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* ---- interned u32 sequences ------------------------------------------------ */
+
+void dfa_seqtab_init(struct dfa_seqtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	*VEC_PUSH(t->off, t->n, t->offcap) = 0;
+	t->n = 0;
+	t->nslots = 64;
+	t->slots = xcalloc(t->nslots, sizeof(uint32_t));
+}
+
+void dfa_seqtab_fini(struct dfa_seqtab *t)
+{
+	free(t->pool);
+	free(t->off);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+const uint32_t *dfa_seqtab_get(const struct dfa_seqtab *t, uint32_t id, size_t *len)
+{
+	*len = t->off[id + 1] - t->off[id];
+	return t->pool + t->off[id];
+}
+
+uint64_t dfa_seq_hash(const uint32_t *v, size_t n)
+{
+	return XXH3_64bits(v, n * sizeof(uint32_t));
+}
+
+static void dfa_seqtab_rehash(struct dfa_seqtab *t)
+{
+	free(t->slots);
+	t->nslots *= 2;
+	t->slots = xcalloc(t->nslots, sizeof(uint32_t));
+	for (uint32_t id = 0; id < t->n; id++) {
+		size_t len;
+		const uint32_t *v = dfa_seqtab_get(t, id, &len);
+		size_t h = (size_t)dfa_seq_hash(v, len) & (t->nslots - 1);
+		while (t->slots[h])
+			h = (h + 1) & (t->nslots - 1);
+		t->slots[h] = id + 1;
+	}
+}
+
+/* Returns the id of v[0..n), or UINT32_MAX when it is new and limit ids
+ * exist already; *is_new says whether it was added. */
+uint32_t dfa_seqtab_intern(struct dfa_seqtab *t, const uint32_t *v, size_t n, size_t limit,
+				  bool *is_new)
+{
+	size_t h = (size_t)dfa_seq_hash(v, n) & (t->nslots - 1);
+	*is_new = false;
+	while (t->slots[h]) {
+		size_t len;
+		uint32_t id = t->slots[h] - 1;
+		const uint32_t *w = dfa_seqtab_get(t, id, &len);
+		if (len == n && memcmp(v, w, n * sizeof(uint32_t)) == 0)
+			return id;
+		h = (h + 1) & (t->nslots - 1);
+	}
+	if (t->n >= limit)
+		return UINT32_MAX;
+	uint32_t id = (uint32_t)t->n;
+	mem_grow((void **)&t->pool, &t->poolcap, t->npool + n, sizeof(uint32_t));
+	if (n)
+		memcpy(t->pool + t->npool, v, n * sizeof(uint32_t));
+	t->npool += n;
+	t->n++;
+	mem_grow((void **)&t->off, &t->offcap, t->n + 1, sizeof(uint32_t));
+	t->off[t->n] = (uint32_t)t->npool;
+	t->slots[h] = id + 1;
+	*is_new = true;
+	if (t->n * 2 > t->nslots)
+		dfa_seqtab_rehash(t);
+	return id;
+}
+
+/* ---- subset construction ----------------------------------------------- */
+
+
+
+int dfa_u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t dfa_subset_stamp(struct dfa_subset *ss)
+{
+	if (++ss->gen == 0) {
+		memset(ss->mark, 0, ss->nfa->n * sizeof(uint32_t));
+		ss->gen = 1;
+	}
+	return ss->gen;
+}
+
+/* Drops the threads of ss->tmp (sorted) that a dominating state of the same
+ * alternative also holds (see nfa.c): they can never add a match. Domination
+ * points to lower ids only, so it is acyclic and the highest dominator of
+ * every dropped state stays. */
+static void dfa_subset_prune(struct dfa_subset *ss)
+{
+	uint32_t *v = ss->tmp;
+	size_t n = ss->ntmp, out = 0;
+	bool any = false;
+	uint32_t gen = dfa_subset_stamp(ss);
+	for (size_t i = 0; i < n; i++) {
+		const struct nfa_state *st = &ss->nfa->st[v[i]];
+		if (st->dom_lo == st->dom_hi)
+			continue;
+		/* members in [dom_lo, dom_hi): binary search the first */
+		size_t lo = 0, hi = i;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (v[mid] < st->dom_lo)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < i && v[k] < st->dom_hi; k++) {
+			ss->mark[v[k]] = gen;
+			any = true;
+		}
+	}
+	if (!any)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (ss->mark[v[i]] != gen)
+			v[out++] = v[i];
+	ss->ntmp = out;
+}
+
+/* Epsilon closure of seeds, keeping only states with byte edges or an
+ * accept: the others add nothing to a subset state. Sorted into ss->tmp. */
+static void dfa_subset_closure(struct dfa_subset *ss, const uint32_t *seeds, size_t n)
+{
+	uint32_t gen = dfa_subset_stamp(ss);
+	ss->nstack = ss->ntmp = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (ss->mark[seeds[i]] != gen) {
+			ss->mark[seeds[i]] = gen;
+			*VEC_PUSH(ss->stack, ss->nstack, ss->stackcap) = seeds[i];
+		}
+	}
+	while (ss->nstack) {
+		uint32_t q = ss->stack[--ss->nstack];
+		const struct nfa_state *st = &ss->nfa->st[q];
+		if (nfa_state_important(st))
+			*VEC_PUSH(ss->tmp, ss->ntmp, ss->tmpcap) = q;
+		for (unsigned e = 0; e < st->neps; e++) {
+			if (ss->mark[st->eps[e]] != gen) {
+				ss->mark[st->eps[e]] = gen;
+				*VEC_PUSH(ss->stack, ss->nstack, ss->stackcap) = st->eps[e];
+			}
+		}
+	}
+	qsort(ss->tmp, ss->ntmp, sizeof(uint32_t), dfa_u32_cmp);
+	dfa_subset_prune(ss);
+}
+
+uint32_t dfa_rule_perms(const struct dfa_rule *rules, const uint32_t *entries, size_t n)
+{
+	uint32_t grant = 0, deny = 0;
+	for (size_t i = 0; i < n; i++) {
+		grant |= rules[entries[i]].grant;
+		deny |= rules[entries[i]].deny;
+	}
+	return grant & ~deny;
+}
+
+/* The label of a new subset state: the rules it accepts for. */
+static uint32_t dfa_subset_label(struct dfa_subset *ss, const uint32_t *set, size_t n)
+{
+	uint32_t *ents = NULL;
+	size_t nents = 0, cap = 0;
+	bool is_new;
+	for (size_t i = 0; i < n; i++) {
+		const struct nfa_state *st = &ss->nfa->st[set[i]];
+		if (st->accept)
+			*VEC_PUSH(ents, nents, cap) = st->entry;
+	}
+	qsort(ents, nents, sizeof(uint32_t), dfa_u32_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < nents; i++)
+		if (u == 0 || ents[u - 1] != ents[i])
+			ents[u++] = ents[i];
+	uint32_t id = dfa_seqtab_intern(&ss->labels, ents, u, SIZE_MAX, &is_new);
+	free(ents);
+	return id;
+}
+
+/* The id of the subset state ss->tmp, adding it if new; UINT32_MAX at the limit. */
+static uint32_t dfa_subset_state(struct dfa_subset *ss)
+{
+	bool is_new;
+	uint32_t id = dfa_seqtab_intern(&ss->sets, ss->tmp, ss->ntmp, ss->limit, &is_new);
+	if (id == UINT32_MAX || !is_new)
+		return id;
+	mem_grow((void **)&ss->trans, &ss->transcap, ss->sets.n * ss->k, sizeof(uint32_t));
+	mem_grow((void **)&ss->label, &ss->labelcap, ss->sets.n, sizeof(uint32_t));
+	ss->label[id] = dfa_subset_label(ss, ss->tmp, ss->ntmp);
+	return id;
+}
+
+/* Builds every reachable subset state breadth-first, classes in order, so
+ * creation order is deterministic. Returns -E2BIG at the limit. */
+int dfa_subset_run(struct dfa_subset *ss)
+{
+	const struct nfa *nfa = ss->nfa;
+	bool is_new;
+
+	/* label 0 is "nothing matched" */
+	dfa_seqtab_intern(&ss->labels, NULL, 0, SIZE_MAX, &is_new);
+	dfa_subset_closure(ss, nfa->starts, nfa->nstarts);
+	if (dfa_subset_state(ss) == UINT32_MAX)
+		return -E2BIG;
+
+	for (uint32_t i = 0; i < ss->sets.n; i++) {
+		size_t len;
+		const uint32_t *set = dfa_seqtab_get(&ss->sets, i, &len);
+		for (uint32_t c = 0; c < ss->k; c++)
+			ss->bucket[c].n = 0;
+		for (size_t j = 0; j < len; j++) {
+			const struct nfa_state *st = &nfa->st[set[j]];
+			for (unsigned e = 0; e < st->nedge; e++) {
+				uint32_t si = st->edge[e].set;
+				for (uint32_t p = nfa->set_cls_off[si]; p < nfa->set_cls_off[si + 1]; p++) {
+					struct dfa_bucket *bk = &ss->bucket[nfa->set_cls[p]];
+					*VEC_PUSH(bk->v, bk->n, bk->cap) = st->edge[e].to;
+				}
+			}
+		}
+		for (uint32_t c = 0; c < ss->k; c++) {
+			dfa_subset_closure(ss, ss->bucket[c].v, ss->bucket[c].n);
+			uint32_t to = dfa_subset_state(ss);
+			if (to == UINT32_MAX)
+				return -E2BIG;
+			ss->trans[(size_t)i * ss->k + c] = to;
+		}
+	}
+	return 0;
+}
+
+/* At the limit: for every rule, in how many subset states its NFA states
+ * take part; fills the report with the three largest. */
+void dfa_subset_blame(struct dfa_subset *ss, size_t nrules, struct dfa_limit_report *rep)
+{
+	size_t *count = xcalloc(nrules ? nrules : 1, sizeof(size_t));
+	uint32_t *seen = xcalloc(nrules ? nrules : 1, sizeof(uint32_t));
+	for (uint32_t i = 0; i < ss->sets.n; i++) {
+		size_t len;
+		const uint32_t *set = dfa_seqtab_get(&ss->sets, i, &len);
+		for (size_t j = 0; j < len; j++) {
+			uint32_t e = ss->nfa->st[set[j]].entry;
+			if (seen[e] != i + 1) {
+				seen[e] = i + 1;
+				count[e]++;
+			}
+		}
+	}
+	memset(rep, 0, sizeof(*rep));
+	rep->built = ss->sets.n;
+	for (unsigned slot = 0; slot < 3; slot++) {
+		size_t best = SIZE_MAX;
+		for (size_t e = 0; e < nrules; e++) {
+			if (!count[e])
+				continue;
+			bool taken = false;
+			for (unsigned j = 0; j < rep->nrules; j++)
+				taken |= rep->rules[j] == ss->rules[e].rule;
+			if (taken)
+				continue;
+			if (best == SIZE_MAX || count[e] > count[best])
+				best = e;
+		}
+		if (best == SIZE_MAX)
+			break;
+		rep->rules[rep->nrules] = ss->rules[best].rule;
+		rep->states[rep->nrules] = count[best];
+		rep->nrules++;
+	}
+	free(count);
+	free(seen);
+}
+
+void dfa_subset_init(struct dfa_subset *ss, const struct nfa *nfa, const struct dfa_rule *rules,
+		     size_t limit)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->nfa = nfa;
+	ss->rules = rules;
+	ss->limit = limit;
+	ss->k = nfa->nclasses;
+	dfa_seqtab_init(&ss->sets);
+	dfa_seqtab_init(&ss->labels);
+	ss->mark = xcalloc(nfa->n ? nfa->n : 1, sizeof(uint32_t));
+	ss->bucket = xcalloc(ss->k, sizeof(*ss->bucket));
+}
+
+void dfa_subset_fini(struct dfa_subset *ss)
+{
+	dfa_seqtab_fini(&ss->sets);
+	dfa_seqtab_fini(&ss->labels);
+	free(ss->trans);
+	free(ss->label);
+	free(ss->mark);
+	free(ss->stack);
+	free(ss->tmp);
+	for (uint32_t c = 0; c < ss->k; c++)
+		free(ss->bucket[c].v);
+	free(ss->bucket);
+}
+
