@@ -1,6 +1,8 @@
-/* dfa.c: rules -> NFA -> subset construction -> minimise -> numbered tables.
+/* dfa.c: rules -> NFA -> subset construction (or a fold, by permissions) ->
+ * minimise -> numbered tables; and the queries on the result.
  *
- * dfa_build shows the pipeline; each stage is a function below it.
+ * dfa_build shows the pipeline; the stages live in the files dfa_impl.h
+ * lists, the numbering (dfa_quotient) here.
  */
 #include "dfa_impl.h"
 #include "mem.h"
@@ -129,28 +131,18 @@ static void dfa_assemble(struct dfa *d, struct dfa_subset *ss)
 {
 	uint32_t *rep = dfa_quotient(d, (uint32_t)ss->sets.n, ss->k, ss->trans, ss->label,
 				     ss->nfa->class_of, NULL);
+	size_t words = (d->nrules + 63) / 64;
+	uint64_t *bits = xcalloc((size_t)d->nstates * (words ? words : 1), sizeof(uint64_t));
 	d->perms = xmalloc(d->nstates * sizeof(uint32_t));
-	d->rule_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
-	d->entry_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
-	size_t nrid = 0, ridcap = 0, neid = 0, eidcap = 0;
 	for (uint32_t s = 0; s < d->nstates; s++) {
 		size_t len;
 		const uint32_t *lab = dfa_seqtab_get(&ss->labels, ss->label[rep[s]], &len);
 		d->perms[s] = dfa_rule_perms(ss->rules, lab, len);
-		size_t first = nrid;
-		for (size_t i = 0; i < len; i++) {
-			*VEC_PUSH(d->entry_ids, neid, eidcap) = lab[i];
-			*VEC_PUSH(d->rule_ids, nrid, ridcap) = ss->rules[lab[i]].rule;
-		}
-		qsort(d->rule_ids + first, nrid - first, sizeof(unsigned), dfa_rule_id_cmp);
-		size_t u = first;
-		for (size_t i = first; i < nrid; i++)
-			if (u == first || d->rule_ids[u - 1] != d->rule_ids[i])
-				d->rule_ids[u++] = d->rule_ids[i];
-		nrid = u;
-		d->rule_off[s + 1] = (uint32_t)nrid;
-		d->entry_off[s + 1] = (uint32_t)neid;
+		for (size_t i = 0; i < len; i++)
+			bits[s * words + lab[i] / 64] |= (uint64_t)1 << (lab[i] % 64);
 	}
+	dfa_rules_fill(d, bits, words);
+	free(bits);
 	free(rep);
 	d->stats.subset_states = (unsigned)ss->sets.n;
 	dfa_stats_count(d);
@@ -288,13 +280,37 @@ static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, si
 			  rep->states[j]);
 }
 
+/* With provenance: subset construction over all rules, then minimise. */
+static int dfa_build_provenance(struct dfa *d, struct nfa *nfa, const struct dfa_rule *rules,
+				size_t n, const struct dfa_build_opts *o,
+				struct dfa_limit_report *rep)
+{
+	struct dfa_subset ss;
+	nfa_classes_compute(nfa);
+	dfa_subset_init(&ss, nfa, rules, o->max_build_states);
+	int rc = dfa_subset_run(&ss);
+	if (rc) {
+		dfa_subset_blame(&ss, n, rep);
+		goto out;
+	}
+	dfa_assemble(d, &ss);
+	if (d->nstates > o->max_states) {
+		dfa_subset_blame(&ss, n, rep);
+		rep->minimal = true;
+		rep->built = d->nstates;
+		rc = -E2BIG;
+	}
+out:
+	dfa_subset_fini(&ss);
+	return rc;
+}
+
 int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opts *opts,
 	      struct dfa **out, struct diag_ctx *dc)
 {
 	struct dfa_build_opts o = { .sz = sizeof(o), .kind = DFA_KIND_PATH };
 	struct dfa_limit_report rep;
 	struct nfa nfa;
-	struct dfa_subset ss;
 	struct dfa *d = NULL;
 	int rc = 0;
 
@@ -306,7 +322,6 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 		o.max_build_states = DFA_DEFAULT_BUILD_STATES;
 	*out = NULL;
 	nfa_init(&nfa);
-	memset(&ss, 0, sizeof(ss));
 
 	/* 1. globs -> NFA, every bad glob reported */
 	for (size_t i = 0; i < n; i++) {
@@ -325,60 +340,28 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	if (rc)
 		goto out;
 
-	/* permissions only: rule by rule, which scales with the rule count */
-	if (o.perms_only) {
-		d = dfa_alloc(o.kind, rules, n);
-		d->perms_only = true;
-		rc = dfa_fold_build(d, rules, n, o.max_build_states, o.max_states, &rep);
-		d->stats.nfa_states = (unsigned)nfa.n;
-		if (rc == -E2BIG) {
-			if (o.limit)
-				*o.limit = rep;
-			if (dc)
-				dfa_limit_diag(dc, rules, n, &o, &rep);
-		}
-		if (rc) {
-			dfa_free(d);
-			d = NULL;
-		}
-		goto done;
-	}
-
-	/* 2. byte classes, 3. subset construction */
-	nfa_classes_compute(&nfa);
-	dfa_subset_init(&ss, &nfa, rules, o.max_build_states);
-	rc = dfa_subset_run(&ss);
-	if (rc) {
-		dfa_subset_blame(&ss, n, &rep);
-		if (o.limit)
-			*o.limit = rep;
-		if (dc)
-			dfa_limit_diag(dc, rules, n, &o, &rep);
-		goto out;
-	}
-
-	/* 4. minimise, merge classes, number states */
+	/* 2. the minimal automaton: by permissions rule by rule (which scales
+	 * with the rule count), or with provenance from all rules at once */
 	d = dfa_alloc(o.kind, rules, n);
-	dfa_assemble(d, &ss);
+	d->perms_only = o.perms_only;
 	d->stats.nfa_states = (unsigned)nfa.n;
-	if (d->nstates > o.max_states) {
-		dfa_subset_blame(&ss, n, &rep);
-		rep.minimal = true;
-		rep.built = d->nstates;
+	memset(&rep, 0, sizeof(rep));
+	if (o.perms_only)
+		rc = dfa_fold_build(d, rules, n, o.max_build_states, o.max_states, &rep);
+	else
+		rc = dfa_build_provenance(d, &nfa, rules, n, &o, &rep);
+	if (rc == -E2BIG) {
 		if (o.limit)
 			*o.limit = rep;
 		if (dc)
 			dfa_limit_diag(dc, rules, n, &o, &rep);
+	}
+	if (rc) {
 		dfa_free(d);
 		d = NULL;
-		rc = -E2BIG;
-		goto out;
 	}
-done:
 	*out = d;
 out:
-	if (ss.nfa)
-		dfa_subset_fini(&ss);
 	nfa_fini(&nfa);
 	return rc;
 }

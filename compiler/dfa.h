@@ -8,12 +8,25 @@
  *
  * and which rules matched s (provenance: "which rules decided this").
  *
- * Pipeline (dfa_build): globs -> one Thompson NFA -> byte classes -> subset
- * construction (bounded by max_states) -> Hopcroft minimisation with the
- * initial partition keyed by the set of matching rules -> merge byte
- * classes that the minimal automaton does not tell apart -> number states
- * breadth-first from the start (0) in class order, the dead state last.
- * The same rules give the same tables, whatever their order.
+ * Pipeline (dfa_build), with provenance (the default): globs -> one
+ * Thompson NFA -> byte classes -> subset construction (bounded by
+ * max_build_states) -> Hopcroft minimisation with the initial partition
+ * keyed by the set of matching rules -> merge byte classes that the minimal
+ * automaton does not tell apart -> number states breadth-first from the
+ * start (0) in class order, the dead state last. Every state then knows
+ * exactly which rules its strings match, at a price: each rule's partial
+ * match is tracked on its own, so independent rules multiply the states.
+ *
+ * With perms_only, each rule's own minimal DFA is folded into the product of
+ * the rules before it, minimising by what later rules can still change, and
+ * the result is keyed by permissions alone: the smallest table that answers
+ * every string the same (dfa_perms_reduce of the provenance automaton gives
+ * the identical one). Measured on a realistic fs policy: 23 rules give 6412
+ * states with provenance, 312 by permissions; 55 rules build by permissions
+ * in 0.16 s (551 states) and exceed the u16 table with provenance. Exact
+ * provenance for one string stays available (dfa_string_rules).
+ *
+ * Either way the same rules give the same tables, whatever their order.
  *
  * Tables for the map image: class_of[256] (u8), next[state * nclasses + class]
  * (u16), perms[state] (u32). A walk is one class lookup and one 16-bit load
@@ -110,7 +123,9 @@ struct dfa_stats {
 	unsigned transitions;    /* (state, class) pairs not leading to the dead state */
 	unsigned accepting;      /* states with a non-empty rule set */
 	unsigned nfa_states;     /* of the combined NFA */
-	unsigned subset_states;  /* built by subset construction, before minimising */
+	unsigned subset_states;  /* the largest automaton built before minimising:
+				  * by subset construction, or (perms_only) a
+				  * product of the fold */
 };
 
 void dfa_stats_get(const struct dfa *d, struct dfa_stats *st);

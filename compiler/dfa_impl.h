@@ -1,10 +1,13 @@
 /* dfa_impl.h: internals shared by the dfa*.c and nfa.c files; not an API.
  *
- * nfa.c      globs -> one Thompson NFA with byte-set edges, byte classes
- * dfa.c      subset construction, state limit, assembling the tables, walk
- * dfa_min.c  Hopcroft minimisation
+ * nfa.c        globs -> one Thompson NFA with byte-set edges, byte classes,
+ *              and running the NFA over a string
+ * dfa_subset.c subset construction (bounded), blame at the limit
+ * dfa_min.c    Hopcroft minimisation, merging byte classes
+ * dfa_fold.c   the permission automaton built rule by rule
+ * dfa.c        the driver, numbering the tables, queries
  * dfa_widen.c  product search for attenuation
- * dfa_dump.c text and Graphviz dumps
+ * dfa_dump.c   text and Graphviz dumps
  */
 #ifndef BEE_DFA_IMPL_H
 #define BEE_DFA_IMPL_H

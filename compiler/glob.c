@@ -409,18 +409,15 @@ static void glob_lower_alt(const struct glob_lexer *lx, const struct glob_seq *s
 	alt->n = 0;
 	for (size_t i = 0; i < seq->n;) {
 		const struct glob_tok *t = &lx->toks[seq->idx[i]];
-		struct glob_item *it = VEC_PUSH(alt->items, alt->n, cap);
-		memset(it, 0, sizeof(*it));
+		struct glob_item it = { .kind = GLOB_ITEM_BYTE };
 		switch (t->kind) {
 		case GLOB_TOK_BYTE:
 		case GLOB_TOK_COMMA:
-			it->kind = GLOB_ITEM_BYTE;
-			glob_byteset_add(&it->set, t->byte);
+			glob_byteset_add(&it.set, t->byte);
 			i++;
 			break;
 		case GLOB_TOK_SET:
-			it->kind = GLOB_ITEM_BYTE;
-			it->set = t->set;
+			it.set = t->set;
 			i++;
 			break;
 		case GLOB_TOK_STAR: {
@@ -432,22 +429,22 @@ static void glob_lower_alt(const struct glob_lexer *lx, const struct glob_seq *s
 			bool after = at_end || glob_tok_is_slash(&lx->toks[seq->idx[j]]);
 			if (j - i >= 2 && before && after) {
 				/* a whole-segment '**': the '/' after it belongs to it */
-				it->kind = at_end ? GLOB_ITEM_ANY : GLOB_ITEM_DIRS;
+				it.kind = at_end ? GLOB_ITEM_ANY : GLOB_ITEM_DIRS;
 				i = at_end ? j : j + 1;
 			} else {
-				it->kind = GLOB_ITEM_STAR;
-				it->set = glob_byteset_segment();
+				it.kind = GLOB_ITEM_STAR;
+				it.set = glob_byteset_segment();
 				i = j;
 			}
 			break;
 		}
 		case GLOB_TOK_LBRACE:
 		case GLOB_TOK_RBRACE:
-			/* expansion removed every brace token */
-			alt->n--;
+			/* expansion leaves no brace tokens in a sequence */
 			i++;
-			break;
+			continue;
 		}
+		*VEC_PUSH(alt->items, alt->n, cap) = it;
 	}
 }
 

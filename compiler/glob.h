@@ -28,7 +28,8 @@
  *
  * No glob matches a NUL byte: paths and names end at NUL in the kernel.
  * Nothing here assumes a leading '/', so environment-variable names use the
- * same globs.
+ * same globs; in a name '/' is an ordinary byte, yet '*', '?' and classes
+ * still never match it (so "*" passes no name holding a '/').
  *
  * A parsed glob is a list of alternatives (its brace expansion, at most
  * GLOB_MAX_ALTS), each a sequence of items over byte sets.
