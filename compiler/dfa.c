@@ -202,7 +202,8 @@ void dfa_rules_fill(struct dfa *d, const uint64_t *bits, size_t words)
 			*VEC_PUSH(d->entry_ids, neid, eidcap) = (uint32_t)e;
 			*VEC_PUSH(d->rule_ids, nrid, ridcap) = d->rules[e].rule;
 		}
-		qsort(d->rule_ids + first, nrid - first, sizeof(unsigned), dfa_rule_id_cmp);
+		if (nrid - first > 1)
+			qsort(d->rule_ids + first, nrid - first, sizeof(unsigned), dfa_rule_id_cmp);
 		size_t u = first;
 		for (size_t i = first; i < nrid; i++)
 			if (u == first || d->rule_ids[u - 1] != d->rule_ids[i])

@@ -61,7 +61,7 @@ static void dfa_seqtab_rehash(struct dfa_seqtab *t)
 /* Returns the id of v[0..n), or UINT32_MAX when it is new and limit ids
  * exist already; *is_new says whether it was added. */
 uint32_t dfa_seqtab_intern(struct dfa_seqtab *t, const uint32_t *v, size_t n, size_t limit,
-				  bool *is_new)
+			   bool *is_new)
 {
 	size_t h = (size_t)dfa_seq_hash(v, n) & (t->nslots - 1);
 	*is_new = false;
@@ -69,7 +69,7 @@ uint32_t dfa_seqtab_intern(struct dfa_seqtab *t, const uint32_t *v, size_t n, si
 		size_t len;
 		uint32_t id = t->slots[h] - 1;
 		const uint32_t *w = dfa_seqtab_get(t, id, &len);
-		if (len == n && memcmp(v, w, n * sizeof(uint32_t)) == 0)
+		if (len == n && (n == 0 || memcmp(v, w, n * sizeof(uint32_t)) == 0))
 			return id;
 		h = (h + 1) & (t->nslots - 1);
 	}
@@ -169,7 +169,8 @@ static void dfa_subset_closure(struct dfa_subset *ss, const uint32_t *seeds, siz
 			}
 		}
 	}
-	qsort(ss->tmp, ss->ntmp, sizeof(uint32_t), dfa_u32_cmp);
+	if (ss->ntmp > 1)
+		qsort(ss->tmp, ss->ntmp, sizeof(uint32_t), dfa_u32_cmp);
 	dfa_subset_prune(ss);
 }
 
@@ -194,7 +195,8 @@ static uint32_t dfa_subset_label(struct dfa_subset *ss, const uint32_t *set, siz
 		if (st->accept)
 			*VEC_PUSH(ents, nents, cap) = st->entry;
 	}
-	qsort(ents, nents, sizeof(uint32_t), dfa_u32_cmp);
+	if (nents > 1)
+		qsort(ents, nents, sizeof(uint32_t), dfa_u32_cmp);
 	size_t u = 0;
 	for (size_t i = 0; i < nents; i++)
 		if (u == 0 || ents[u - 1] != ents[i])
