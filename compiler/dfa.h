@@ -177,13 +177,16 @@ unsigned dfa_byte_rank(uint8_t b);
 int dfa_class_example(const struct dfa *d, unsigned cls);
 
 /* Attenuation: a shortest string that the child grants more on than the
- * parent, if there is one. Strings that look like the domain's strings are
- * preferred (for PATH: "/" or absolute with no empty, "." or ".." segment;
- * for NAME: non-empty, no '='); only when every witness is malformed is a
- * malformed one returned,
+ * parent, if there is one; "none" proves the child a subset for every
+ * string, since the search covers the whole product of the automata.
+ * Strings that look like the domain's strings are preferred (for PATH: "/"
+ * or absolute with no empty, "." or ".." segment; for NAME: non-empty, no
+ * '='); only when every witness is malformed is a malformed one returned,
  * since a child policy must not widen anywhere. Among equally short
- * witnesses the first in breadth-first order over classes ranked by their
- * most readable byte wins, so the answer is deterministic. */
+ * witnesses the first in breadth-first order over byte classes ranked by
+ * their most readable byte (dfa_byte_rank) wins, so the answer is
+ * deterministic and reads well. The rules named are exact for the example
+ * (found by running the globs), for any kind of automaton. */
 struct dfa_widening {
 	bool found;
 	char *example;           /* NUL-terminated; never holds NUL */
