@@ -276,9 +276,15 @@ static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, si
 		   "the %s automaton is too large: %s more than %u states", dfa_kind_name(o->kind),
 		   rep->minimal ? "its minimal form has" : "building it takes",
 		   rep->minimal ? o->max_states : o->max_build_states);
-	for (unsigned j = 0; j < rep->nrules; j++)
+	unsigned named = rep->crowd > 3 && rep->nrules > 2 ? 2 : rep->nrules;
+	for (unsigned j = 0; j < named; j++)
 		diag_note(dc, top[j]->loc, "glob '%s' accounts for %zu states", top[j]->glob,
 			  rep->states[j]);
+	if (named < rep->nrules)
+		diag_note(dc, LOC_NONE,
+			  "%u globs take part in most states: patterns that may match anywhere "
+			  "(such as '**/...') multiply each other's states",
+			  rep->crowd);
 }
 
 /* With provenance: subset construction over all rules, then minimise. */

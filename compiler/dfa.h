@@ -87,6 +87,9 @@ struct dfa_limit_report {
 				  * states of its own automaton; the rule whose
 				  * fold broke the bound comes first */
 	size_t built;            /* states of the automaton that broke the limit */
+	unsigned crowd;          /* rules taking part in over half the subset
+				  * states: many means no one rule is to blame,
+				  * their partial matches multiply */
 };
 
 struct dfa_build_opts {

@@ -277,6 +277,8 @@ void dfa_subset_blame(struct dfa_subset *ss, size_t nrules, struct dfa_limit_rep
 	}
 	memset(rep, 0, sizeof(*rep));
 	rep->built = ss->sets.n;
+	for (size_t e = 0; e < nrules; e++)
+		rep->crowd += count[e] * 2 > ss->sets.n;
 	for (unsigned slot = 0; slot < 3; slot++) {
 		size_t best = SIZE_MAX;
 		for (size_t e = 0; e < nrules; e++) {

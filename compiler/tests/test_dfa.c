@@ -356,6 +356,38 @@ static void test_dfa_build_limit(void **state)
 	source_free(src);
 }
 
+/* Many rules that may match anywhere: no one rule is to blame, and the
+ * diagnostic says so. */
+static void test_dfa_build_limit_crowd(void **state)
+{
+	(void)state;
+	static const char *const globs[] = {
+		"/usr/**", "**/*.pem", "**/*.{key,p12,pfx}", "**/.env", "**/.env.*", "**/.git/config",
+		"**/id_{rsa,ed25519,ecdsa}*", "**/secrets/**", "**/*credentials*", "**/.netrc",
+		"**/.npmrc", "**/*token*", "**/*secret*",
+	};
+	struct dfa_rule r[16];
+	size_t n = sizeof(globs) / sizeof(globs[0]);
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct dfa_rule){ .glob = globs[i], .grant = i ? 0 : 1, .deny = i ? 1 : 0,
+					  .rule = (unsigned)i };
+	struct dfa_limit_report rep;
+	struct dfa_build_opts o = { .sz = sizeof(o), .max_build_states = 1000, .limit = &rep };
+	struct diag_ctx dc;
+	struct dfa *d;
+	diag_init(&dc);
+	assert_int_equal(dfa_build(r, n, &o, &d, &dc), -E2BIG);
+	assert_true(rep.crowd > 3);
+	assert_int_equal(dc.items[0].nnotes, 3);
+	assert_non_null(strstr(dc.items[0].notes[2].msg, "globs take part in most states"));
+	diag_fini(&dc);
+	/* by permissions the same rules are small */
+	o.perms_only = true;
+	o.max_states = 200;
+	assert_int_equal(dfa_build(r, n, &o, &d, NULL), 0);
+	dfa_free(d);
+}
+
 /* The minimal automaton itself may be over max_states. */
 static void test_dfa_final_limit(void **state)
 {
@@ -611,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_dfa_dump),
 		cmocka_unit_test(test_dfa_dump_dot_escape),
 		cmocka_unit_test(test_dfa_build_limit),
+		cmocka_unit_test(test_dfa_build_limit_crowd),
 		cmocka_unit_test(test_dfa_final_limit),
 		cmocka_unit_test(test_dfa_opts_size),
 		cmocka_unit_test(test_dfa_perms_reduce),
