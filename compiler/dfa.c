@@ -1,5 +1,5 @@
-/* dfa.c: rules -> NFA -> subset construction (or a fold, by permissions) ->
- * minimise -> numbered tables; and the queries on the result.
+/* dfa.c: rules -> per-rule automata -> combined -> minimised -> numbered
+ * tables; and the queries on the result.
  *
  * dfa_build shows the pipeline; the stages live in the files dfa_impl.h
  * lists, the numbering (dfa_quotient) here.
@@ -124,28 +124,6 @@ void dfa_stats_count(struct dfa *d)
 		for (uint32_t c = 0; c < d->nclasses; c++)
 			d->stats.transitions += d->next[(size_t)s * d->nclasses + c] != d->dead;
 	}
-}
-
-/* Minimises the subset automaton into d, with per-state rules and perms. */
-static void dfa_assemble(struct dfa *d, struct dfa_subset *ss)
-{
-	uint32_t *rep = dfa_quotient(d, (uint32_t)ss->sets.n, ss->k, ss->trans, ss->label,
-				     ss->nfa->class_of, NULL);
-	size_t words = (d->nrules + 63) / 64;
-	uint64_t *bits = xcalloc((size_t)d->nstates * (words ? words : 1), sizeof(uint64_t));
-	d->perms = xmalloc(d->nstates * sizeof(uint32_t));
-	for (uint32_t s = 0; s < d->nstates; s++) {
-		size_t len;
-		const uint32_t *lab = dfa_seqtab_get(&ss->labels, ss->label[rep[s]], &len);
-		d->perms[s] = dfa_rule_perms(ss->rules, lab, len);
-		for (size_t i = 0; i < len; i++)
-			bits[s * words + lab[i] / 64] |= (uint64_t)1 << (lab[i] % 64);
-	}
-	dfa_rules_fill(d, bits, words);
-	free(bits);
-	free(rep);
-	d->stats.subset_states = (unsigned)ss->sets.n;
-	dfa_stats_count(d);
 }
 
 struct dfa *dfa_alloc(enum dfa_kind kind, const struct dfa_rule *rules, size_t n)
@@ -287,31 +265,6 @@ static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, si
 			  rep->crowd);
 }
 
-/* With provenance: subset construction over all rules, then minimise. */
-static int dfa_build_provenance(struct dfa *d, struct nfa *nfa, const struct dfa_rule *rules,
-				size_t n, const struct dfa_build_opts *o,
-				struct dfa_limit_report *rep)
-{
-	struct dfa_subset ss;
-	nfa_classes_compute(nfa);
-	dfa_subset_init(&ss, nfa, rules, o->max_build_states);
-	int rc = dfa_subset_run(&ss);
-	if (rc) {
-		dfa_subset_blame(&ss, n, rep);
-		goto out;
-	}
-	dfa_assemble(d, &ss);
-	if (d->nstates > o->max_states) {
-		dfa_subset_blame(&ss, n, rep);
-		rep->minimal = true;
-		rep->built = d->nstates;
-		rc = -E2BIG;
-	}
-out:
-	dfa_subset_fini(&ss);
-	return rc;
-}
-
 int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opts *opts,
 	      struct dfa **out, struct diag_ctx *dc)
 {
@@ -330,7 +283,8 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	*out = NULL;
 	nfa_init(&nfa);
 
-	/* 1. globs -> NFA, every bad glob reported */
+	/* 1. every glob parsed, every bad one reported (the combined NFA only
+	 * sizes the statistics; each rule gets its own below) */
 	for (size_t i = 0; i < n; i++) {
 		struct glob g;
 		struct glob_error ge;
@@ -347,16 +301,13 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	if (rc)
 		goto out;
 
-	/* 2. the minimal automaton: by permissions rule by rule (which scales
-	 * with the rule count), or with provenance from all rules at once */
+	/* 2. each rule's own minimal DFA, combined: by permissions folded in
+	 * one at a time and minimised as it goes, or with provenance all at
+	 * once; 3. minimise, merge classes, number states */
 	d = dfa_alloc(o.kind, rules, n);
 	d->perms_only = o.perms_only;
 	d->stats.nfa_states = (unsigned)nfa.n;
-	memset(&rep, 0, sizeof(rep));
-	if (o.perms_only)
-		rc = dfa_fold_build(d, rules, n, o.max_build_states, o.max_states, &rep);
-	else
-		rc = dfa_build_provenance(d, &nfa, rules, n, &o, &rep);
+	rc = dfa_fold_build(d, rules, n, !o.perms_only, o.max_build_states, o.max_states, &rep);
 	if (rc == -E2BIG) {
 		if (o.limit)
 			*o.limit = rep;

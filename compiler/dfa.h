@@ -8,23 +8,32 @@
  *
  * and which rules matched s (provenance: "which rules decided this").
  *
- * Pipeline (dfa_build), with provenance (the default): globs -> one
- * Thompson NFA -> byte classes -> subset construction (bounded by
- * max_build_states) -> Hopcroft minimisation with the initial partition
- * keyed by the set of matching rules -> merge byte classes that the minimal
- * automaton does not tell apart -> number states breadth-first from the
- * start (0) in class order, the dead state last. Every state then knows
- * exactly which rules its strings match, at a price: each rule's partial
- * match is tracked on its own, so independent rules multiply the states.
+ * Pipeline (dfa_build): each rule's glob -> its brace alternatives, each a
+ * Thompson NFA -> subset construction (bounded by max_build_states) ->
+ * Hopcroft; the alternatives' DFAs folded into the rule's minimal DFA by
+ * product and Hopcroft. Then the rules are combined:
  *
- * With perms_only, each rule's own minimal DFA is folded into the product of
- * the rules before it, minimising by what later rules can still change, and
- * the result is keyed by permissions alone: the smallest table that answers
- * every string the same (dfa_perms_reduce of the provenance automaton gives
- * the identical one). Measured on a realistic fs policy: 23 rules give 6412
- * states with provenance, 312 by permissions; 55 rules build by permissions
- * in 0.16 s (551 states) and exceed the u16 table with provenance. Exact
- * provenance for one string stays available (dfa_string_rules).
+ *   with provenance (the default): the product of all rule DFAs at once,
+ *   minimised by Hopcroft with the initial partition keyed by the set of
+ *   matching rules, so every state knows exactly which rules its strings
+ *   match. The price: each rule's progress is tracked on its own, so
+ *   independent rules ("**" "/" patterns) multiply the states.
+ *
+ *   perms_only: each rule DFA folded into the product of the rules before
+ *   it, minimising in between by what later rules can still change, and at
+ *   the end by permissions alone: the smallest table that answers every
+ *   string the same (dfa_perms_reduce of the provenance automaton gives the
+ *   identical one). States carry the rules that may match; exact
+ *   provenance for one string stays available (dfa_string_rules).
+ *
+ * Then byte classes that no state tells apart merge, and states are numbered
+ * breadth-first from the start (0) in class order, the dead state last.
+ *
+ * Measured here on a realistic fs policy: 27 rules give 7726 states with
+ * provenance (0.02 s) and 340 by permissions; 39 rules 58594 (0.2 s) and
+ * 469; 55 rules pass 262144 states with provenance (refused in 0.9 s) and
+ * give 551 by permissions (0.16 s). Tables for map images should be built
+ * by permissions.
  *
  * Either way the same rules give the same tables, whatever their order.
  *

@@ -1,14 +1,20 @@
-/* dfa_fold.c: the permission automaton, built one rule at a time.
+/* dfa_fold.c: rule automata, and combining them.
  *
- * Subset construction over all rules at once tracks every rule's partial
- * match in every state, so independent rules (every .pem anywhere, every
- * name holding "token" anywhere) multiply the states. Here each rule
- * becomes its own minimal DFA and the
- * rules are folded in one by one: the product with the automaton so far,
- * then Hopcroft keyed by what later rules can still change. That is the pair
- * (G & ~D, D) of bits granted and not denied, and bits denied: a denied bit
- * stays denied whatever comes later, so states with equal pairs and equal
- * futures are interchangeable. After the last rule only G & ~D matters.
+ * Subset construction over all rules at once tracks every thread of every
+ * rule in every state: brace alternatives of one rule and independent rules
+ * (every .pem anywhere, every name holding "token" anywhere) multiply the
+ * states far beyond the minimal automaton. So each brace alternative (a
+ * linear pattern) is determinised alone, the alternatives are folded into
+ * the rule's minimal DFA, and the rule DFAs are combined:
+ *
+ * - with provenance, as one product of all of them (a state is the tuple of
+ *   the rules still alive and their states), minimised once: its size is
+ *   essentially the answer's, since provenance keeps every rule apart;
+ * - by permissions, folded in one at a time, each product minimised by what
+ *   later rules can still change: the pair (G & ~D, D) of bits granted and
+ *   not denied, and bits denied. A denied bit stays denied whatever comes
+ *   later, so states with equal pairs and equal futures are interchangeable,
+ *   and the intermediate automata stay near the final size.
  */
 #include "dfa_impl.h"
 #include "mem.h"
@@ -119,25 +125,73 @@ static uint32_t dfa_pair_classes(const uint8_t *ca, const uint8_t *cb, uint8_t *
 
 /* ---- the fold ------------------------------------------------------------- */
 
+/* Labels: with provenance, the sorted set of input positions matched; by
+ * permissions, the pair (G & ~D, D). Label 0, the empty sequence, is
+ * "nothing" in both. */
 struct dfa_fold {
-	struct dfa_seqtab labels;    /* (G & ~D, D) pairs; label 0 is (0, 0) */
+	bool prov;
+	struct dfa_seqtab labels;
+	struct dfa_pairs memo;       /* (la, lb) -> memo_val[id]: combining is hot */
+	uint32_t *memo_val;
+	size_t memo_cap;
 	size_t limit;
 	size_t peak;
 };
 
-static uint32_t dfa_fold_label(struct dfa_fold *f, uint32_t grant, uint32_t deny)
+static uint32_t dfa_fold_intern(struct dfa_fold *f, const uint32_t *v, size_t n)
 {
-	uint32_t v[2] = { grant & ~deny, deny };
 	bool is_new;
-	return dfa_seqtab_intern(&f->labels, v, 2, SIZE_MAX, &is_new);
+	return dfa_seqtab_intern(&f->labels, v, n, SIZE_MAX, &is_new);
+}
+
+/* The label of a state matching the rule at input position e. */
+static uint32_t dfa_fold_rule_label(struct dfa_fold *f, const struct dfa_rule *r, uint32_t e)
+{
+	uint32_t pair[2] = { r->grant & ~r->deny, r->deny };
+	if (f->prov)
+		return dfa_fold_intern(f, &e, 1);
+	/* a rule that grants and denies nothing changes nothing */
+	return pair[0] | pair[1] ? dfa_fold_intern(f, pair, 2) : 0;
 }
 
 static uint32_t dfa_fold_combine(struct dfa_fold *f, uint32_t la, uint32_t lb)
 {
-	size_t len;
-	const uint32_t *x = dfa_seqtab_get(&f->labels, la, &len);
-	const uint32_t *y = dfa_seqtab_get(&f->labels, lb, &len);
-	return dfa_fold_label(f, x[0] | y[0], x[1] | y[1]);
+	if (la == lb || lb == 0)
+		return la;
+	if (la == 0)
+		return lb;
+	size_t before = f->memo.n;
+	uint32_t id = dfa_pairs_get(&f->memo, la, lb);
+	if (f->memo.n == before)
+		return f->memo_val[id];
+	size_t nx, ny;
+	const uint32_t *x = dfa_seqtab_get(&f->labels, la, &nx);
+	const uint32_t *y = dfa_seqtab_get(&f->labels, lb, &ny);
+	uint32_t r;
+	if (f->prov) {
+		/* union of two sorted sets */
+		uint32_t *u = xmalloc((nx + ny) * sizeof(uint32_t));
+		size_t i = 0, j = 0, n = 0;
+		while (i < nx || j < ny) {
+			if (j == ny || (i < nx && x[i] < y[j]))
+				u[n++] = x[i++];
+			else if (i == nx || y[j] < x[i])
+				u[n++] = y[j++];
+			else {
+				u[n++] = x[i++];
+				j++;
+			}
+		}
+		r = dfa_fold_intern(f, u, n);
+		free(u);
+	} else {
+		uint32_t dn = x[1] | y[1];
+		uint32_t v[2] = { (x[0] | y[0]) & ~dn, dn };
+		r = dfa_fold_intern(f, v, 2);
+	}
+	mem_grow((void **)&f->memo_val, &f->memo_cap, id + 1, sizeof(uint32_t));
+	f->memo_val[id] = r;
+	return r;
 }
 
 /* Minimises t in place by label: the start stays 0, other states follow in
@@ -186,41 +240,6 @@ static void dfa_tab_minimize(struct dfa_tab *t)
 	free(crep);
 }
 
-/* One rule's minimal DFA; matching states get label lab. */
-static int dfa_tab_of_rule(struct dfa_fold *f, const struct dfa_rule *r, uint32_t lab,
-			   struct dfa_tab *t)
-{
-	struct glob g;
-	struct glob_error ge;
-	struct nfa nfa;
-	struct dfa_subset ss;
-	int rc = glob_parse(r->glob, &g, &ge);
-	if (rc)
-		return rc;
-	nfa_init(&nfa);
-	nfa_glob_add(&nfa, &g, 0);
-	glob_fini(&g);
-	nfa_classes_compute(&nfa);
-	dfa_subset_init(&ss, &nfa, r, f->limit);
-	rc = dfa_subset_run(&ss);
-	if (rc == 0) {
-		t->n = (uint32_t)ss.sets.n;
-		t->k = ss.k;
-		t->trans = xmalloc((size_t)t->n * t->k * sizeof(uint32_t));
-		memcpy(t->trans, ss.trans, (size_t)t->n * t->k * sizeof(uint32_t));
-		t->label = xmalloc(t->n * sizeof(uint32_t));
-		for (uint32_t s = 0; s < t->n; s++)
-			t->label[s] = ss.label[s] ? lab : 0;
-		memcpy(t->class_of, nfa.class_of, sizeof(t->class_of));
-		if (t->n > f->peak)
-			f->peak = t->n;
-		dfa_tab_minimize(t);
-	}
-	dfa_subset_fini(&ss);
-	nfa_fini(&nfa);
-	return rc;
-}
-
 /* The product of a and b over the reachable pairs, labels combined. */
 static int dfa_tab_product(struct dfa_fold *f, const struct dfa_tab *a, const struct dfa_tab *b,
 			   struct dfa_tab *out)
@@ -254,6 +273,71 @@ static int dfa_tab_product(struct dfa_fold *f, const struct dfa_tab *a, const st
 	return 0;
 }
 
+/* One alternative's minimal DFA; matching states get label lab. */
+static int dfa_tab_of_alt(struct dfa_fold *f, const struct dfa_rule *r, struct glob_alt *alt,
+			  uint32_t lab, struct dfa_tab *t)
+{
+	struct glob one = { .alts = alt, .nalts = 1 };
+	struct nfa nfa;
+	struct dfa_subset ss;
+	nfa_init(&nfa);
+	nfa_glob_add(&nfa, &one, 0);
+	nfa_classes_compute(&nfa);
+	dfa_subset_init(&ss, &nfa, r, f->limit);
+	int rc = dfa_subset_run(&ss);
+	if (rc == 0) {
+		t->n = (uint32_t)ss.sets.n;
+		t->k = ss.k;
+		t->trans = xmalloc((size_t)t->n * t->k * sizeof(uint32_t));
+		memcpy(t->trans, ss.trans, (size_t)t->n * t->k * sizeof(uint32_t));
+		t->label = xmalloc(t->n * sizeof(uint32_t));
+		for (uint32_t s = 0; s < t->n; s++)
+			t->label[s] = ss.label[s] ? lab : 0;
+		memcpy(t->class_of, nfa.class_of, sizeof(t->class_of));
+		if (t->n > f->peak)
+			f->peak = t->n;
+		dfa_tab_minimize(t);
+	}
+	dfa_subset_fini(&ss);
+	nfa_fini(&nfa);
+	return rc;
+}
+
+/* One rule's minimal DFA, its brace alternatives folded one by one: each
+ * alone is a linear pattern whose subset construction stays small, where
+ * all at once their threads would multiply. */
+static int dfa_tab_of_rule(struct dfa_fold *f, const struct dfa_rule *r, uint32_t lab,
+			   struct dfa_tab *t)
+{
+	struct glob g;
+	struct glob_error ge;
+	int rc = glob_parse(r->glob, &g, &ge);
+	if (rc)
+		return rc;
+	memset(t, 0, sizeof(*t));
+	for (size_t a = 0; a < g.nalts && rc == 0; a++) {
+		struct dfa_tab alt, prod;
+		rc = dfa_tab_of_alt(f, r, &g.alts[a], lab, &alt);
+		if (rc)
+			break;
+		if (a == 0) {
+			*t = alt;
+			continue;
+		}
+		rc = dfa_tab_product(f, t, &alt, &prod);
+		dfa_tab_fini(&alt);
+		if (rc)
+			break;
+		dfa_tab_minimize(&prod);
+		dfa_tab_fini(t);
+		*t = prod;
+	}
+	if (rc)
+		dfa_tab_fini(t);
+	glob_fini(&g);
+	return rc;
+}
+
 /* Marks in bits (words a state) the states of d that some string matching
  * the rule at position e ends in: a walk of d paired with the rule's DFA. */
 static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e, uint64_t *bits,
@@ -274,6 +358,112 @@ static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e
 				      rt->trans[(size_t)q * rt->k + rb[c]]);
 	}
 	dfa_pairs_fini(&p);
+}
+
+/* The dead state of t (nothing matched, no way out), or UINT32_MAX. */
+static uint32_t dfa_tab_dead(const struct dfa_tab *t)
+{
+	for (uint32_t s = 0; s < t->n; s++) {
+		bool closed = t->label[s] == 0;
+		for (uint32_t c = 0; c < t->k && closed; c++)
+			closed = t->trans[(size_t)s * t->k + c] == s;
+		if (closed)
+			return s;
+	}
+	return UINT32_MAX;
+}
+
+/* With provenance: every rule automaton at once. A state is the tuple of
+ * the rules still alive with their states, as (rule, state) pairs in rule
+ * order; its label the set of rules whose state matches. No intermediate
+ * minimising: one Hopcroft at the end is cheaper than one per rule when
+ * the result is large, as provenance makes it. On -E2BIG, alive[r] says in
+ * how many tuples rule r took part. */
+static int dfa_tab_product_all(struct dfa_fold *f, const struct dfa_tab *rt, size_t n,
+			       struct dfa_tab *out, size_t *alive)
+{
+	uint32_t ra[256], rb[256], k = 1;
+	uint8_t rep_byte[256];
+	memset(out, 0, sizeof(*out));
+	for (size_t r = 0; r < n; r++) {
+		uint8_t next[256];
+		k = dfa_pair_classes(out->class_of, rt[r].class_of, next, ra, rb);
+		memcpy(out->class_of, next, sizeof(next));
+	}
+	for (int b = 255; b >= 0; b--)
+		rep_byte[out->class_of[b]] = (uint8_t)b;
+	out->k = k;
+	uint32_t *cr = xmalloc((n ? n : 1) * k * sizeof(uint32_t));
+	uint32_t *dead = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	for (size_t r = 0; r < n; r++) {
+		dead[r] = dfa_tab_dead(&rt[r]);
+		for (uint32_t c = 0; c < k; c++)
+			cr[r * k + c] = rt[r].class_of[rep_byte[c]];
+	}
+
+	struct dfa_seqtab tuples;
+	uint32_t *cur = xmalloc((2 * n + 2) * sizeof(uint32_t));
+	uint32_t *next = xmalloc((2 * n + 2) * sizeof(uint32_t));
+	uint32_t *ents = xmalloc((n + 1) * sizeof(uint32_t));
+	size_t transcap = 0, labelcap = 0, nlabel = 0;
+	bool is_new;
+	int rc = 0;
+	dfa_seqtab_init(&tuples);
+	size_t len = 0;
+	for (size_t r = 0; r < n; r++) {
+		if (dead[r] != 0) {
+			next[len++] = (uint32_t)r;
+			next[len++] = 0;
+		}
+	}
+	dfa_seqtab_intern(&tuples, next, len, f->limit, &is_new);
+	for (uint32_t i = 0; i < tuples.n; i++) {
+		const uint32_t *t = dfa_seqtab_get(&tuples, i, &len);
+		if (len)
+			memcpy(cur, t, len * sizeof(uint32_t));
+		size_t ne = 0;
+		for (size_t j = 0; j < len; j += 2)
+			if (rt[cur[j]].label[cur[j + 1]])
+				ents[ne++] = cur[j];
+		*VEC_PUSH(out->label, nlabel, labelcap) = dfa_fold_intern(f, ents, ne);
+		mem_grow((void **)&out->trans, &transcap, ((size_t)i + 1) * k, sizeof(uint32_t));
+		for (uint32_t c = 0; c < k; c++) {
+			size_t nl = 0;
+			for (size_t j = 0; j < len; j += 2) {
+				uint32_t r = cur[j];
+				uint32_t q = rt[r].trans[(size_t)cur[j + 1] * rt[r].k + cr[(size_t)r * k + c]];
+				if (q != dead[r]) {
+					next[nl++] = r;
+					next[nl++] = q;
+				}
+			}
+			uint32_t to = dfa_seqtab_intern(&tuples, next, nl, f->limit, &is_new);
+			if (to == UINT32_MAX) {
+				rc = -E2BIG;
+				goto out;
+			}
+			out->trans[(size_t)i * k + c] = to;
+		}
+	}
+	out->n = (uint32_t)tuples.n;
+	if (tuples.n > f->peak)
+		f->peak = tuples.n;
+out:
+	if (rc) {
+		for (uint32_t i = 0; i < tuples.n; i++) {
+			const uint32_t *t = dfa_seqtab_get(&tuples, i, &len);
+			for (size_t j = 0; j < len; j += 2)
+				alive[t[j]]++;
+		}
+		dfa_tab_fini(out);
+	}
+	dfa_seqtab_fini(&tuples);
+	free(cur);
+	free(next);
+	free(ents);
+	free(cr);
+	free(dead);
+	return rc;
 }
 
 /* The three rules (by rule id, no repeats) with the largest count. */
@@ -297,62 +487,156 @@ static void dfa_fold_blame(const struct dfa_rule *rules, size_t n, const size_t 
 	}
 }
 
-int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, size_t max_build,
-		   size_t max_states, struct dfa_limit_report *rep)
+/* Whether a rule may match after any prefix: its DFA never dies except on
+ * NUL. Such rules keep their partial matches alive in every state, so
+ * together they multiply the states. */
+static bool dfa_tab_anywhere(const struct dfa_tab *t)
 {
-	struct dfa_fold f = { .limit = max_build };
+	uint32_t nul = t->class_of[0];
+	bool *seen = xcalloc(t->n, sizeof(bool));
+	uint32_t *queue = xmalloc(t->n * sizeof(uint32_t));
+	size_t nq = 0;
+	bool alive = true;
+	seen[0] = true;
+	queue[nq++] = 0;
+	for (size_t h = 0; h < nq && alive; h++) {
+		uint32_t s = queue[h];
+		bool closed = t->label[s] == 0;
+		for (uint32_t c = 0; c < t->k && closed; c++)
+			closed = t->trans[(size_t)s * t->k + c] == s;
+		if (closed) {
+			alive = false;
+			break;
+		}
+		for (uint32_t c = 0; c < t->k; c++) {
+			uint32_t to = t->trans[(size_t)s * t->k + c];
+			if (c != nul && !seen[to]) {
+				seen[to] = true;
+				queue[nq++] = to;
+			}
+		}
+	}
+	free(seen);
+	free(queue);
+	return alive;
+}
+
+/* Fills rep for a rule that broke the bound (first) or, with first ==
+ * SIZE_MAX, for a minimal automaton over max_states; own[j] is the size of
+ * rule j's own automaton (0 when not built), anywhere[j] dfa_tab_anywhere. */
+static void dfa_fold_report(const struct dfa_rule *rules, size_t n, const size_t *own,
+			    const bool *anywhere, size_t first, size_t built,
+			    struct dfa_limit_report *rep)
+{
+	size_t *count = xcalloc(n ? n : 1, sizeof(size_t));
+	memset(rep, 0, sizeof(*rep));
+	if (first != SIZE_MAX) {
+		rep->rules[0] = rules[first].rule;
+		rep->states[0] = built;
+		rep->nrules = 1;
+	}
+	for (size_t j = 0; j < n; j++) {
+		if (j == first)
+			continue;
+		count[j] = own[j];
+		rep->crowd += anywhere[j];
+	}
+	dfa_fold_blame(rules, n, count, rep);
+	rep->minimal = first == SIZE_MAX;
+	rep->built = built;
+	free(count);
+}
+
+int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool prov,
+		   size_t max_build, size_t max_states, struct dfa_limit_report *rep)
+{
+	struct dfa_fold f = { .prov = prov, .limit = max_build };
 	struct dfa_tab acc = { .n = 1, .k = 1 };
 	struct dfa_tab *rt = xcalloc(n ? n : 1, sizeof(*rt));
-	size_t *count = xcalloc(n ? n : 1, sizeof(size_t));
+	size_t *own = xcalloc(n ? n : 1, sizeof(size_t));
+	bool *anywhere = xcalloc(n ? n : 1, sizeof(bool));
 	int rc = 0;
 
 	memset(rep, 0, sizeof(*rep));
 	dfa_seqtab_init(&f.labels);
-	dfa_fold_label(&f, 0, 0);
+	dfa_fold_intern(&f, NULL, 0);
+	dfa_pairs_init(&f.memo);
 	acc.trans = xcalloc(1, sizeof(uint32_t));
 	acc.label = xcalloc(1, sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++) {
 		struct dfa_tab prod;
-		uint32_t lab = dfa_fold_label(&f, rules[i].grant, rules[i].deny);
+		uint32_t lab = dfa_fold_rule_label(&f, &rules[i], (uint32_t)i);
 		rc = dfa_tab_of_rule(&f, &rules[i], lab, &rt[i]);
-		if (rc == 0)
+		if (rc == 0) {
+			own[i] = rt[i].n;
+			anywhere[i] = dfa_tab_anywhere(&rt[i]);
+		}
+		/* by permissions: fold it in now, minimising as we go */
+		if (rc == 0 && !prov)
 			rc = dfa_tab_product(&f, &acc, &rt[i], &prod);
 		if (rc == -E2BIG) {
 			/* this rule broke the bound; then the largest rule automata */
-			rep->rules[0] = rules[i].rule;
-			rep->states[0] = max_build;
-			rep->nrules = 1;
-			for (size_t j = 0; j < i; j++)
-				count[j] = rt[j].n;
-			dfa_fold_blame(rules, i, count, rep);
-			rep->built = max_build;
+			dfa_fold_report(rules, i, own, anywhere, i, max_build, rep);
 			goto out;
 		}
 		if (rc)
 			goto out;
-		dfa_tab_minimize(&prod);
+		if (!prov) {
+			dfa_tab_minimize(&prod);
+			dfa_tab_fini(&acc);
+			acc = prod;
+		}
+	}
+	if (prov) {
+		/* with provenance: all at once, minimised once below */
+		size_t *alive = xcalloc(n ? n : 1, sizeof(size_t));
 		dfa_tab_fini(&acc);
-		acc = prod;
+		rc = dfa_tab_product_all(&f, rt, n, &acc, alive);
+		if (rc == -E2BIG) {
+			dfa_fold_report(rules, n, alive, anywhere, SIZE_MAX, max_build, rep);
+			rep->minimal = false;
+			rep->crowd = 0;
+			for (size_t j = 0; j < n; j++)
+				rep->crowd += alive[j] * 2 > max_build;
+		}
+		free(alive);
+		if (rc)
+			goto out;
 	}
 
-	/* only the granted bits matter now */
-	uint32_t *plabel = xmalloc(acc.n * sizeof(uint32_t)), *perms = xmalloc(acc.n * sizeof(uint32_t));
-	for (uint32_t s = 0; s < acc.n; s++) {
-		size_t len;
-		perms[s] = dfa_seqtab_get(&f.labels, acc.label[s], &len)[0];
+	/* by permissions only the granted bits matter now; with provenance
+	 * the labels already are the sets of rules */
+	uint32_t *label = acc.label, *plabel = NULL, *perms = NULL;
+	if (!prov) {
+		plabel = xmalloc(acc.n * sizeof(uint32_t));
+		perms = xmalloc(acc.n * sizeof(uint32_t));
+		for (uint32_t s = 0; s < acc.n; s++) {
+			size_t len;
+			const uint32_t *pair = dfa_seqtab_get(&f.labels, acc.label[s], &len);
+			perms[s] = len ? pair[0] : 0;
+		}
+		dfa_perms_label(perms, acc.n, plabel);
+		label = plabel;
 	}
-	dfa_perms_label(perms, acc.n, plabel);
-	uint32_t *repst = dfa_quotient(d, acc.n, acc.k, acc.trans, plabel, acc.class_of, NULL);
+	uint32_t *repst = dfa_quotient(d, acc.n, acc.k, acc.trans, label, acc.class_of, NULL);
+	size_t words = (n + 63) / 64;
+	uint64_t *bits = xcalloc((size_t)d->nstates * (words ? words : 1), sizeof(uint64_t));
 	d->perms = xmalloc(d->nstates * sizeof(uint32_t));
-	for (uint32_t s = 0; s < d->nstates; s++)
-		d->perms[s] = perms[repst[s]];
+	for (uint32_t s = 0; s < d->nstates; s++) {
+		if (!prov) {
+			d->perms[s] = perms[repst[s]];
+			continue;
+		}
+		size_t len;
+		const uint32_t *set = dfa_seqtab_get(&f.labels, acc.label[repst[s]], &len);
+		d->perms[s] = dfa_rule_perms(rules, set, len);
+		for (size_t i = 0; i < len; i++)
+			bits[s * words + set[i] / 64] |= (uint64_t)1 << (set[i] % 64);
+	}
 	free(repst);
 	free(plabel);
 	free(perms);
-
-	size_t words = (n + 63) / 64;
-	uint64_t *bits = xcalloc((size_t)d->nstates * (words ? words : 1), sizeof(uint64_t));
-	if (d->nstates <= max_states)
+	if (!prov && d->nstates <= max_states)
 		for (size_t i = 0; i < n; i++)
 			dfa_fold_may(d, &rt[i], i, bits, words);
 	dfa_rules_fill(d, bits, words);
@@ -360,20 +644,18 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, size_t
 	d->stats.subset_states = (unsigned)f.peak;
 	dfa_stats_count(d);
 	if (d->nstates > max_states) {
-		/* the rules with the largest automata of their own */
-		for (size_t j = 0; j < n; j++)
-			count[j] = rt[j].n;
-		dfa_fold_blame(rules, n, count, rep);
-		rep->minimal = true;
-		rep->built = d->nstates;
+		dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, d->nstates, rep);
 		rc = -E2BIG;
 	}
 out:
 	for (size_t i = 0; i < n; i++)
 		dfa_tab_fini(&rt[i]);
 	free(rt);
-	free(count);
+	free(own);
+	free(anywhere);
 	dfa_tab_fini(&acc);
 	dfa_seqtab_fini(&f.labels);
+	dfa_pairs_fini(&f.memo);
+	free(f.memo_val);
 	return rc;
 }

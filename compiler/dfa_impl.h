@@ -2,9 +2,9 @@
  *
  * nfa.c        globs -> one Thompson NFA with byte-set edges, byte classes,
  *              and running the NFA over a string
- * dfa_subset.c subset construction (bounded), blame at the limit
+ * dfa_subset.c subset construction (bounded) of one brace alternative
  * dfa_min.c    Hopcroft minimisation, merging byte classes
- * dfa_fold.c   the permission automaton built rule by rule
+ * dfa_fold.c   rule automata, combined with or without provenance
  * dfa.c        the driver, numbering the tables, queries
  * dfa_widen.c  product search for attenuation
  * dfa_dump.c   text and Graphviz dumps
@@ -117,7 +117,6 @@ void dfa_subset_init(struct dfa_subset *ss, const struct nfa *nfa, const struct 
 /* Builds every reachable subset state; -E2BIG past the limit. Label 0 of
  * ss->labels is "nothing matched"; others are sorted input positions. */
 int dfa_subset_run(struct dfa_subset *ss);
-void dfa_subset_blame(struct dfa_subset *ss, size_t nrules, struct dfa_limit_report *rep);
 void dfa_subset_fini(struct dfa_subset *ss);
 /* grant & ~deny over the rules at the given input positions */
 uint32_t dfa_rule_perms(const struct dfa_rule *rules, const uint32_t *entries, size_t n);
@@ -179,13 +178,16 @@ struct dfa_tab {
 
 void dfa_tab_fini(struct dfa_tab *t);
 
-/* The permission automaton of rules[0..n), built one rule at a time: each
- * rule's own minimal DFA is folded into the product of those before it and
- * the product minimised by what later rules can still change. Fills d's
- * tables, permissions and per-state rules ("may match": the rules matching
- * some string that ends in the state). -E2BIG (with rep) past a limit. */
-int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, size_t max_build,
-		   size_t max_states, struct dfa_limit_report *rep);
+/* The automaton of rules[0..n), built one rule at a time: each rule's own
+ * minimal DFA (its brace alternatives folded the same way) is folded into
+ * the product of those before it, and the product minimised by what later
+ * rules can still change: with provenance (prov) the set of rules matched,
+ * else the pair (granted and not denied, denied). Fills d's tables,
+ * permissions and per-state rules (exact with provenance; else those that
+ * may match: some string ending in the state matches them). -E2BIG (with
+ * rep) past max_build states built at once or max_states in the result. */
+int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool prov,
+		   size_t max_build, size_t max_states, struct dfa_limit_report *rep);
 
 /* Which input rules s matches, by running their globs' NFA: sets matched[i]
  * (the globs must parse). */

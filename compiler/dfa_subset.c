@@ -1,4 +1,5 @@
-/* dfa_subset.c: subset construction from a Thompson NFA, bounded.
+/* dfa_subset.c: subset construction from a Thompson NFA, bounded; used on
+ * one brace alternative of one rule at a time (dfa_fold.c).
  *
  * A subset state is the sorted set of "important" NFA states (those with a
  * byte edge or an accept) in an epsilon closure, after dropping threads that
@@ -256,50 +257,6 @@ int dfa_subset_run(struct dfa_subset *ss)
 		}
 	}
 	return 0;
-}
-
-/* At the limit: for every rule, in how many subset states its NFA states
- * take part; fills the report with the three largest. */
-void dfa_subset_blame(struct dfa_subset *ss, size_t nrules, struct dfa_limit_report *rep)
-{
-	size_t *count = xcalloc(nrules ? nrules : 1, sizeof(size_t));
-	uint32_t *seen = xcalloc(nrules ? nrules : 1, sizeof(uint32_t));
-	for (uint32_t i = 0; i < ss->sets.n; i++) {
-		size_t len;
-		const uint32_t *set = dfa_seqtab_get(&ss->sets, i, &len);
-		for (size_t j = 0; j < len; j++) {
-			uint32_t e = ss->nfa->st[set[j]].entry;
-			if (seen[e] != i + 1) {
-				seen[e] = i + 1;
-				count[e]++;
-			}
-		}
-	}
-	memset(rep, 0, sizeof(*rep));
-	rep->built = ss->sets.n;
-	for (size_t e = 0; e < nrules; e++)
-		rep->crowd += count[e] * 2 > ss->sets.n;
-	for (unsigned slot = 0; slot < 3; slot++) {
-		size_t best = SIZE_MAX;
-		for (size_t e = 0; e < nrules; e++) {
-			if (!count[e])
-				continue;
-			bool taken = false;
-			for (unsigned j = 0; j < rep->nrules; j++)
-				taken |= rep->rules[j] == ss->rules[e].rule;
-			if (taken)
-				continue;
-			if (best == SIZE_MAX || count[e] > count[best])
-				best = e;
-		}
-		if (best == SIZE_MAX)
-			break;
-		rep->rules[rep->nrules] = ss->rules[best].rule;
-		rep->states[rep->nrules] = count[best];
-		rep->nrules++;
-	}
-	free(count);
-	free(seen);
 }
 
 void dfa_subset_init(struct dfa_subset *ss, const struct nfa *nfa, const struct dfa_rule *rules,

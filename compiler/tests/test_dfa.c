@@ -146,6 +146,14 @@ static void test_dfa_no_rules(void **state)
 	assert_int_equal(perms_of(d, "/etc/passwd"), 0);
 	check_tables(d);
 	dfa_free(d);
+
+	struct dfa_build_opts o = { .sz = sizeof(o), .perms_only = true };
+	assert_int_equal(dfa_build(NULL, 0, &o, &d, NULL), 0);
+	dfa_tables_get(d, &t);
+	assert_int_equal(t.nstates, 1);
+	assert_int_equal(t.dead, 0);
+	check_tables(d);
+	dfa_free(d);
 }
 
 /* "**" matches every string, but no glob matches NUL: NUL is the one way
