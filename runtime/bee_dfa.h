@@ -7,7 +7,7 @@
  * An image is one blob, held in ONE map value so that a walk is one class
  * lookup and one dependent 16-bit load per byte (DESIGN.md, last section):
  *
- *   struct bee_dfa_hdr                 16 bytes
+ *   struct bee_dfa_hdr                 272 bytes: 16 of counts, class_of[256]
  *   __u32 perms[nstates]               permission bits of each state
  *   __u16 next[nstates * nclasses]     transitions, row per state
  *
@@ -17,7 +17,17 @@
 #ifndef BEE_DFA_IMAGE_H
 #define BEE_DFA_IMAGE_H
 
+#ifndef __bpf__
 #include <linux/types.h>
+#endif
+
+#ifndef __always_inline
+#define __always_inline inline __attribute__((always_inline))
+#endif
+
+/* Bytes of the longest path a hook hands over, its NUL included (the
+ * kernel's PATH_MAX): a walk reads at most BEE_PATH_MAX - 1 bytes. */
+#define BEE_PATH_MAX 4096
 
 #define BEE_DFA_MAGIC 0x41464442u   /* "BDFA" little-endian */
 #define BEE_DFA_NONE  0xffffu       /* "no dead state" */
@@ -41,6 +51,8 @@ static inline __u32 bee_dfa_image_size(__u32 nstates, __u32 nclasses)
 	return (__u32)sizeof(struct bee_dfa_hdr) + nstates * 4 + nstates * nclasses * 2;
 }
 
+/* Pointers into an image, for the writer and for code that has checked the
+ * image; a walk in BPF goes through bee_dfa_walk/bee_dfa_state_perms. */
 static inline const __u32 *bee_dfa_perms(const struct bee_dfa_hdr *h)
 {
 	return (const __u32 *)(const void *)(h + 1);
@@ -51,18 +63,107 @@ static inline const __u16 *bee_dfa_next(const struct bee_dfa_hdr *h)
 	return (const __u16 *)(const void *)(bee_dfa_perms(h) + h->nstates);
 }
 
-/* Walks s[0..len) (stopping early at the dead state) and returns the state
- * reached. The image must have been checked by bee_dfa_image_check. */
-static inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, const __u8 *s, __u32 len)
+/* ---- the walk ------------------------------------------------------------
+ *
+ * One body for the host and for BPF. value_size is the number of bytes of
+ * the buffer that holds h: in BPF a constant the verifier knows (the map's
+ * value size, BEE_DFA_IMAGE_MAX of the program that walks it), on the host
+ * h->size. Every table load is compared against it first, so the verifier
+ * proves each one inside the map value whatever the image holds; for an
+ * image that bee_dfa_image_check accepted no comparison ever fails, and the
+ * walk means exactly: follow next[] from state 0 over s[0..len), stop at
+ * the dead state.
+ *
+ * For the verifier the loop has a constant bound and ONE data-dependent
+ * branch per byte: the end of the path and the dead state are folded into
+ * the table offset as all-ones masks, so the bounds check also stops the
+ * walk. Each unresolved branch leaves a state on the verifier's stack until
+ * the longest path is done, and that stack holds 8192: three branches a
+ * byte (end, dead, bounds) over 4095 bytes do not fit, one does.
+ */
+
+/* An opaque copy of v: keeps clang from turning the masks below back into
+ * branches, or from moving a bounds check off the register the load then
+ * uses (the verifier bounds registers, not values). */
+#define bee_dfa_barrier_var(v) __asm__ __volatile__("" : "+r"(v))
+
+/* The state a walk reports when an image does not fit its buffer: no such
+ * state exists, so its permissions are 0. A checked image never gives it. */
+#define BEE_DFA_STATE_INVALID 0xffffffffu
+
+/* The state reached over s[0..len), len <= BEE_PATH_MAX - 1 (a longer len
+ * gives BEE_DFA_STATE_INVALID: callers deny it first, see bee_dfa_match).
+ * s holds len readable bytes; in BPF its buffer holds BEE_PATH_MAX - 1. */
+static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 value_size,
+					  const __u8 *s, __u32 len)
 {
-	const __u16 *next = bee_dfa_next(h);
-	__u32 state = 0, nclasses = h->nclasses;
-	for (__u32 i = 0; i < len; i++) {
-		state = next[state * nclasses + h->class_of[s[i]]];
-		if (state == h->dead)
+	const __u8 *base = (const __u8 *)h;
+	__u64 next_off = sizeof(*h) + (__u64)h->nstates * 4;   /* of next[] in the image */
+	__u64 last = (__u64)value_size - 2;   /* the last offset a 16-bit load may read */
+	__u64 stride = (__u64)h->nclasses * 2, dead = h->dead;   /* bytes of a row of next[] */
+	__u64 state = 0, stop = 0;
+
+	if (value_size < sizeof(*h) + 2 || len > BEE_PATH_MAX - 1)
+		return BEE_DFA_STATE_INVALID;
+	if (len == 0)
+		return 0;
+	/* step i == len always stops, so the loop only ever leaves by the break */
+	for (__u32 i = 0; i < BEE_PATH_MAX; i++) {
+		/* all ones past the end of s, else 0 */
+		__u64 end = (__u64)((__s64)((__u64)len - 1 - i) >> 63);
+		/* all ones at the dead state (never equal when dead is BEE_DFA_NONE) */
+		__u64 at_dead = (__u64)((__s64)((state ^ dead) - 1) >> 63);
+		bee_dfa_barrier_var(end);
+		bee_dfa_barrier_var(at_dead);
+		stop = end | at_dead;
+		/* the column does not depend on the state, so it stays off the
+		 * chain of dependent loads; past the end s[i] may not exist, so
+		 * s[0] is read there and its column thrown away */
+		__u64 col = next_off + (__u64)h->class_of[s[i & ~end]] * 2;
+		bee_dfa_barrier_var(col);
+		__u64 off = (state * stride + col) | stop;
+		bee_dfa_barrier_var(off);
+		if (off > last)
 			break;
+		bee_dfa_barrier_var(off);
+		state = *(const __u16 *)(base + off);
 	}
-	return state;
+	/* stopped at the end or the dead state: the answer; else it did not fit */
+	return stop ? (__u32)state : BEE_DFA_STATE_INVALID;
+}
+
+/* The permission bits of state, or 0 for a state the image does not have. */
+static __always_inline __u32 bee_dfa_state_perms(const struct bee_dfa_hdr *h, __u32 value_size,
+						 __u32 state)
+{
+	__u64 off = sizeof(*h) + (__u64)state * 4;
+	bee_dfa_barrier_var(off);
+	if (state >= h->nstates || off > (__u64)value_size - 4 || value_size < 4)
+		return 0;
+	return *(const __u32 *)((const __u8 *)h + off);
+}
+
+/* A decision over one path, as the host evaluator and the hooks make it. */
+struct bee_dfa_answer {
+	__u32 state;      /* the state reached; h->dead when too long */
+	__u32 perms;      /* its permission bits; 0 when too long */
+	__u32 too_long;   /* 1 when len > BEE_PATH_MAX - 1: denied, never walked */
+};
+
+/* A path longer than BEE_PATH_MAX - 1 bytes is denied and flagged, never
+ * matched on a prefix; otherwise the walk's state and its permissions. */
+static __always_inline void bee_dfa_match(const struct bee_dfa_hdr *h, __u32 value_size,
+					  const __u8 *s, __u32 len, struct bee_dfa_answer *a)
+{
+	if (len > BEE_PATH_MAX - 1) {
+		a->state = h->dead;
+		a->perms = 0;
+		a->too_long = 1;
+		return;
+	}
+	a->state = bee_dfa_walk(h, value_size, s, len);
+	a->perms = bee_dfa_state_perms(h, value_size, a->state);
+	a->too_long = 0;
 }
 
 /* 0 when the image is whole and every transition stays inside it;

@@ -4,12 +4,13 @@
 
 void bee_eval_dfa(const struct bee_dfa_hdr *h, const char *s, size_t len, struct bee_verdict *v)
 {
+	struct bee_dfa_answer a;
+	/* any size_t beyond the bound is as too long as BEE_PATH_MAX itself */
+	__u32 n = len > BEE_PATH_MAX ? BEE_PATH_MAX : (__u32)len;
+	/* the same walk the hooks run; the checked image is its whole buffer */
+	bee_dfa_match(h, h->size, (const __u8 *)s, n, &a);
 	memset(v, 0, sizeof(*v));
-	if (len > BEE_PATH_MAX - 1) {
-		v->too_long = true;
-		v->state = h->dead;
-		return;
-	}
-	v->state = bee_dfa_walk(h, (const __u8 *)s, (__u32)len);
-	v->perms = bee_dfa_perms(h)[v->state];
+	v->state = a.state;
+	v->perms = a.perms;
+	v->too_long = a.too_long != 0;
 }
