@@ -59,8 +59,8 @@
 /* State ids are u16 in the map image; 0xffff is "none". */
 #define DFA_MAX_STATES 65535u
 #define DFA_STATE_NONE 0xffffu
-/* Subset construction may need far more states than the minimal automaton;
- * this bounds its memory (about 0.5 KiB a state) and time. */
+/* Building may need more states than the minimal automaton has; this bounds
+ * its memory (about 0.5 KiB a state) and time. */
 #define DFA_DEFAULT_BUILD_STATES 262144u
 
 /* What strings a domain holds; only changes which counterexample reads best. */
@@ -91,21 +91,26 @@ struct dfa_limit_report {
 				  * else building it went over max_build_states */
 	unsigned nrules;
 	unsigned rules[3];       /* dfa_rule.rule */
-	size_t states[3];        /* per rule: the subset states its NFA takes part
-				  * in, or (perms_only, built rule by rule) the
-				  * states of its own automaton; the rule whose
-				  * fold broke the bound comes first */
+	size_t states[3];        /* per rule, the states it accounts for: a rule
+				  * whose own automaton or fold broke the bound
+				  * comes first, with the bound; then, with
+				  * provenance while building, the states the
+				  * rule is alive in; else the size of its own
+				  * automaton */
 	size_t built;            /* states of the automaton that broke the limit */
-	unsigned crowd;          /* rules taking part in over half the subset
-				  * states: many means no one rule is to blame,
-				  * their partial matches multiply */
+	unsigned crowd;          /* rules that may match after any prefix (or,
+				  * with provenance while building, are alive in
+				  * over half the states): several mean no one
+				  * rule is to blame, their partial matches
+				  * multiply */
 };
 
 struct dfa_build_opts {
 	size_t sz;               /* sizeof(struct dfa_build_opts) */
 	enum dfa_kind kind;
 	unsigned max_states;       /* of the minimal automaton; 0 or more: DFA_MAX_STATES */
-	unsigned max_build_states; /* of subset construction; 0: DFA_DEFAULT_BUILD_STATES */
+	unsigned max_build_states; /* of any automaton built on the way (a brace
+				    * alternative's, a product); 0: default */
 	/* Minimise by permissions alone: far smaller tables, built rule by rule
 	 * (which scales with the number of rules); dfa_state_rules then gives
 	 * the rules that match some string ending in the state, and
@@ -135,9 +140,8 @@ struct dfa_stats {
 	unsigned transitions;    /* (state, class) pairs not leading to the dead state */
 	unsigned accepting;      /* states with a non-empty rule set */
 	unsigned nfa_states;     /* of the combined NFA */
-	unsigned subset_states;  /* the largest automaton built before minimising:
-				  * by subset construction, or (perms_only) a
-				  * product of the fold */
+	unsigned subset_states;  /* the largest automaton built on the way,
+				  * before minimising it */
 };
 
 void dfa_stats_get(const struct dfa *d, struct dfa_stats *st);
