@@ -7,7 +7,10 @@
 #include "attenuate.h"
 #include "diff.h"
 #include "libbeec.h"
+#include "pack_build.h"
+#include "pack_write.h"
 #include "query.h"
+#include "show.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +23,8 @@
 enum { EXIT_POLICY = 1, EXIT_USAGE = 2, EXIT_WIDER = 3, EXIT_WIDENED = 4 };
 
 static const char usage_text[] =
-	"usage: beec --dump=STAGE [-D NAME=VALUE]... FILE\n"
+	"usage: beec [-D NAME=VALUE]... FILE -o PACK\n"
+	"       beec --dump=STAGE [-D NAME=VALUE]... FILE\n"
 	"       beec COMMAND [ARGS]\n"
 	"       beec --help | --version\n";
 
@@ -34,6 +38,8 @@ static const char help_text[] =
 	"                       dfa      the fs, exec and env automata\n"
 	"                       dfa-dot  the same automata as Graphviz graphs\n"
 	"                       net      the network sets as LPM entries\n"
+	"  -o PACK            compile FILE into the .bpfpack PACK (a policy that names\n"
+	"                     a parent must be proved its subset first)\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE\n"
 	"  --max-states=N     refuse an automaton of more than N states\n"
 	"  -h, --help         print this help\n"
@@ -118,6 +124,7 @@ static int cmd_toml_json(int argc, char **argv)
 static int cmd_query(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_diff(int argc, char **argv);
+static int cmd_show(int argc, char **argv);
 
 struct command {
 	const char *name;
@@ -133,6 +140,7 @@ static const struct command commands[] = {
 	  "                     exit 0 for Allow, 1 for Deny", cmd_query },
 	{ "check", "[--parent P] CHILD", "prove CHILD a subset of P (default: its parent key);\n"
 	  "                     exit 3 with a counterexample when it is not", cmd_check },
+	{ "show", "PACK|POLICY", "the canonical review text of a pack (a policy is compiled first)", cmd_show },
 	{ "diff", "[--json] [--fail-on-widen] OLD NEW", "capabilities NEW adds and removes, with examples;\n"
 	  "                     --fail-on-widen: exit 4 when it adds any", cmd_diff },
 };
@@ -275,6 +283,7 @@ struct policy_args {
 	size_t ndefines;
 	unsigned max_states;
 	const char *parent;      /* check --parent */
+	const char *output;      /* -o */
 	enum dump_stage stage;   /* --dump */
 	bool json;               /* diff --json */
 	bool fail_on_widen;      /* diff --fail-on-widen */
@@ -312,8 +321,11 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:D:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, dump ? ":D:ho:" : "+:D:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'o':
+			pa->output = optarg;
+			break;
 		case OPT_DUMP:
 			if (!dump)
 				return usage_error("--dump is not an option of '%s'", argv[0]);
@@ -406,6 +418,110 @@ static int cmd_query(int argc, char **argv)
 	diag_print(&dc, stderr);
 	diag_fini(&dc);
 	diag_fini(&notes);
+	beec_policy__fini(&pol);
+	status = finish_output(status);
+out:
+	free(pa.defines);
+	return status;
+}
+
+/* Proves p a subset of the parent it names, if it names one. */
+static int check_named_parent(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+{
+	char *path = beec_policy__parent_path(p);
+	if (!path)
+		return 0;
+	struct beec_policy parent = { 0 };
+	int status = load_to(&parent, path, DUMP_NET, opts, dc);
+	if (status == 0 && attenuate_check(p->lw, parent.lw, dc) != 0) {
+		diag_note(dc, p->ir->parent_loc, "'%s' names '%s' as its parent and must be its subset",
+			  p->src->name, path);
+		status = EXIT_WIDER;
+	}
+	beec_policy__fini(&parent);
+	free(path);
+	return status;
+}
+
+/* Compiles a pack in memory: the policy, its parent proof, the pack. */
+static int compile_pack(struct beec_policy *pol, const char *path, const struct beec_opts *opts,
+			struct diag_ctx *dc, uint8_t **buf, size_t *len)
+{
+	int status = load_to(pol, path, DUMP_NET, opts, dc);
+	if (status == 0)
+		status = check_named_parent(pol, opts, dc);
+	if (status == 0 && beec_policy__pack(pol, opts, dc, buf, len) < 0)
+		status = EXIT_POLICY;
+	return status;
+}
+
+static int run_compile(const char *path, const char *output, const struct beec_opts *opts)
+{
+	struct beec_policy pol = { 0 };
+	struct diag_ctx dc;
+	diag_init(&dc);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int status = compile_pack(&pol, path, opts, &dc, &buf, &len);
+	if (status == 0) {
+		int err = pack_write_file(output, buf, len);
+		if (err < 0) {
+			diag_error(&dc, LOC_NONE, "cannot write '%s': %s", output, strerror(-err));
+			status = EXIT_POLICY;
+		}
+	}
+	free(buf);
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	beec_policy__fini(&pol);
+	return finish_output(status);
+}
+
+/* ---- beec show PACK|POLICY ------------------------------------------------ */
+
+static int cmd_show(int argc, char **argv)
+{
+	struct policy_args pa = { .defines = xcalloc((size_t)argc, sizeof(char *)) };
+	int status = policy_args_parse(argc, argv, &pa, false, false);
+	if (status >= 0)
+		goto out;
+	if (argc - optind != 1) {
+		status = usage_error("show takes one PACK or POLICY, got %d", argc - optind);
+		goto out;
+	}
+	const char *path = argv[optind];
+	struct source *file;
+	int err = source_read(path, &file);
+	if (err < 0) {
+		status = read_error(path, err);
+		goto out;
+	}
+	struct beec_opts opts = policy_args_opts(&pa);
+	struct beec_policy pol = { 0 };
+	struct diag_ctx dc;
+	diag_init(&dc);
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	bool is_pack = file->len >= 8 && memcmp(file->text, "BEEPACK", 8) == 0;
+	status = 0;
+	if (is_pack) {
+		buf = xmalloc(file->len);
+		memcpy(buf, file->text, file->len);
+		len = file->len;
+	} else {
+		status = compile_pack(&pol, path, &opts, &dc, &buf, &len);
+	}
+	if (status == 0) {
+		char msg[512];
+		if (show_pack(buf, len, stdout, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "beec: '%s': %s\n", path, msg);
+			status = EXIT_POLICY;
+		}
+	}
+	free(buf);
+	source_free(file);
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
 	beec_policy__fini(&pol);
 	status = finish_output(status);
 out:
@@ -517,12 +633,16 @@ static int cmd_compile(int argc, char **argv)
 		status = usage_error("one policy FILE at a time, got %d", argc - optind);
 		goto out;
 	}
-	if (pa.stage == DUMP_NONE) {
-		status = usage_error("nothing to do; write --dump=STAGE");
+	if (pa.stage == DUMP_NONE && !pa.output) {
+		status = usage_error("nothing to do; write -o PACK or --dump=STAGE");
+		goto out;
+	}
+	if (pa.stage != DUMP_NONE && pa.output) {
+		status = usage_error("-o and --dump do not go together");
 		goto out;
 	}
 	struct beec_opts opts = policy_args_opts(&pa);
-	status = run_dump(pa.stage, argv[optind], &opts);
+	status = pa.output ? run_compile(argv[optind], pa.output, &opts) : run_dump(pa.stage, argv[optind], &opts);
 out:
 	free(pa.defines);
 	return status;

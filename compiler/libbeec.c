@@ -1,6 +1,7 @@
 /* libbeec.c: the compiler pipeline, one stage per call. */
 #include "libbeec.h"
 
+#include "pack_build.h"
 #include "schema.h"
 
 #include <errno.h>
@@ -51,6 +52,17 @@ int beec_policy__lower(struct beec_policy *p, const struct beec_opts *opts, stru
 	if (lower_policy(p->ir, &lo, dc, &p->lw) < 0)
 		return -EINVAL;
 	return 0;
+}
+
+int beec_policy__pack(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc,
+		      uint8_t **buf, size_t *len)
+{
+	struct pack_build_opts po = { .sz = sizeof(po) };
+	if (opts) {
+		po.defines = opts->defines;
+		po.ndefines = opts->ndefines;
+	}
+	return pack_build(p->lw, p->src, &po, dc, buf, len);
 }
 
 char *beec_policy__parent_path(const struct beec_policy *p)

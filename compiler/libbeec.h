@@ -25,6 +25,7 @@
 #include "toml.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define BEEC_VERSION "0.1.0"
 
@@ -59,6 +60,11 @@ int beec_policy__load(struct beec_policy *p, const char *path, const struct beec
 /* Returns 0, or -EINVAL with diagnostics queued (a limit hit names the
  * rules responsible). */
 int beec_policy__lower(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc);
+
+/* The .bpfpack of a lowered policy (pack_build.h): an xmalloc'ed buffer.
+ * Returns 0, or a negative errno with diagnostics queued. */
+int beec_policy__pack(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc,
+		      uint8_t **buf, size_t *len);
 
 /* The parent a policy names with `parent = "..."`, resolved against the
  * directory of the policy's file; NULL when it names none. The caller

@@ -15,7 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BEE_PATH_MAX 4096
 
 struct bee_verdict {
 	uint32_t perms;      /* permission bits of the state reached */
