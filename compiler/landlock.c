@@ -70,26 +70,41 @@ static void plan_refuse(struct landlock_plan *plan, const struct ir_rule *r, con
 	snprintf(plan->reason, sizeof(plan->reason), fmt, a);
 }
 
-/* A deny that takes something away from a grant: a reachable state of
- * the fs automaton matched by a deny and by a grant of a denied bit. */
+/* Whether deny d and grant g match a common path: the provenance
+ * automaton of the two alone has a state that both rules reach. */
+static bool rules_meet(const struct ir_rule *g, const struct ir_rule *d)
+{
+	struct dfa_rule pair[2] = {
+		{ .glob = g->text, .grant = IR_PERM_READ, .rule = 0 },
+		{ .glob = d->text, .deny = IR_PERM_READ, .rule = 1 },
+	};
+	struct dfa_build_opts o = { .sz = sizeof(o), .kind = DFA_KIND_PATH };
+	struct dfa *a;
+	if (dfa_build(pair, 2, &o, &a, NULL) < 0)
+		return true;   /* cannot tell: not expressible */
+	struct dfa_tables t;
+	dfa_tables_get(a, &t);
+	bool meet = false;
+	for (unsigned s = 0; s < t.nstates && !meet; s++)
+		meet = dfa_state_rules(a, s).n == 2;
+	dfa_free(a);
+	return meet;
+}
+
+/* A deny that takes something away from a grant (Landlock has no deny). */
 static const struct ir_rule *deny_overlap(const struct lowered *lw, const struct ir_rule **grant)
 {
-	const struct dfa *d = lw->dfa[IR_DOMAIN_FS];
-	struct dfa_tables t;
-	dfa_tables_get(d, &t);
-	for (unsigned s = 0; s < t.nstates; s++) {
-		struct dfa_rules rs = dfa_state_rules(d, s);
-		const struct ir_rule *deny = NULL, *g = NULL;
-		for (size_t i = 0; i < rs.n; i++) {
-			const struct ir_rule *r = lowered_rule(lw, rs.ids[i]);
-			if (r->kind == IR_RULE_FS_DENY && !deny)
-				deny = r;
-			else if ((r->kind == IR_RULE_FS_READ || r->kind == IR_RULE_FS_WRITE) && !g)
-				g = r;
-		}
-		if (deny && g) {
-			*grant = g;
-			return deny;
+	const struct ir_policy *ir = lw->ir;
+	for (size_t i = 0; i < ir->nrules; i++) {
+		const struct ir_rule *d = &ir->rules[i];
+		if (d->kind != IR_RULE_FS_DENY)
+			continue;
+		for (size_t j = 0; j < ir->nrules; j++) {
+			const struct ir_rule *g = &ir->rules[j];
+			if ((g->kind == IR_RULE_FS_READ || g->kind == IR_RULE_FS_WRITE) && rules_meet(g, d)) {
+				*grant = g;
+				return d;
+			}
 		}
 	}
 	return NULL;

@@ -69,6 +69,9 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		.sz = sizeof(o),
 		.kind = kind,
 		.max_states = opts ? opts->max_states : 0,
+		/* map images need permissions only; exact rules for one input
+		 * come from dfa_string_rules (provenance automata multiply) */
+		.perms_only = true,
 	};
 	return dfa_build(rules, n, &o, out, dc);
 }

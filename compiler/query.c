@@ -82,14 +82,15 @@ static void result_add_rule(struct query_result *r, unsigned rule)
 		r->rules[r->nrules++] = rule;
 }
 
-/* The rules of a state that bear on the bit asked for: grants of it and
- * denies of it, in policy order. */
-static void result_rules_from_state(const struct lowered *lw, const struct dfa *d, unsigned state,
-				    uint32_t want, struct query_result *r)
+/* The rules the resource matches that bear on the bit asked for: grants of
+ * it and denies of it, in policy order. */
+static void result_rules_of(const struct lowered *lw, const struct dfa *d, const char *resource,
+			    uint32_t want, struct query_result *r)
 {
-	struct dfa_rules rules = dfa_state_rules(d, state);
-	for (size_t i = 0; i < rules.n; i++) {
-		const struct ir_rule *rule = lowered_rule(lw, rules.ids[i]);
+	unsigned *ids = NULL;
+	size_t n = dfa_string_rules(d, resource, strlen(resource), &ids);
+	for (size_t i = 0; i < n; i++) {
+		const struct ir_rule *rule = lowered_rule(lw, ids[i]);
 		bool relevant = false;
 		switch (rule->kind) {
 		case IR_RULE_FS_READ:
@@ -111,8 +112,9 @@ static void result_rules_from_state(const struct lowered *lw, const struct dfa *
 			break;
 		}
 		if (relevant)
-			result_add_rule(r, rules.ids[i]);
+			result_add_rule(r, ids[i]);
 	}
+	free(ids);
 }
 
 static int query_run_dfa(const struct lowered *lw, const struct query *q, struct query_result *r)
@@ -143,7 +145,7 @@ static int query_run_dfa(const struct lowered *lw, const struct query *q, struct
 	} else {
 		r->allow = v.perms & q->want;
 	}
-	result_rules_from_state(lw, d, v.state, q->want, r);
+	result_rules_of(lw, d, q->resource, q->want, r);
 	return 0;
 }
 
