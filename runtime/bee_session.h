@@ -1,0 +1,60 @@
+/* bee_session.h: the maps that the loader fills at session start (and
+ * changes on revoke), shared with the BPF programs.
+ *
+ * Compiled by the host compiler and by clang -target bpf: fixed-width
+ * types only.
+ *
+ *   bee_pins   BPF_MAP_TYPE_HASH, struct bee_pin_key -> struct bee_pin_value,
+ *              max_entries = the policy's pinned exec rules (at least 1).
+ *              For each pinned [exec] rule ("!/path") the loader stats the
+ *              rule's literal path at session start and inserts the file's
+ *              (dev, ino). A pinned rule whose file is missing gets no entry,
+ *              so it grants nothing (fail closed).
+ *   bee_state  BPF_MAP_TYPE_ARRAY, one struct bee_state. The loader
+ *              increments gen after every change of bee_exec or bee_pins
+ *              (a revoke): the programs cache "this inode may be mapped
+ *              executable" per inode, tagged with gen, and ignore a cached
+ *              answer of another generation.
+ */
+#ifndef BEE_SESSION_H
+#define BEE_SESSION_H
+
+#ifndef __bpf__
+#include <linux/types.h>
+#endif
+
+/* A file as the kernel names it: the superblock's dev_t and the inode
+ * number of file->f_inode. dev is the KERNEL encoding (MKDEV: major << 20
+ * | minor), not stat(2)'s st_dev: the loader converts with
+ * bee_pin_dev(major(st.st_dev), minor(st.st_dev)). On btrfs subvolumes and
+ * overlayfs, stat(2) reports another device than the file's superblock:
+ * such a pin never matches (fail closed); pin files on plain file
+ * systems. */
+struct bee_pin_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 zero;              /* always 0 */
+};
+
+struct bee_pin_value {
+	__u32 rule;              /* the pinned rule's index in the policy */
+	__u32 reserved;
+};
+
+struct bee_state {
+	__u32 gen;               /* generation of bee_exec and bee_pins */
+	__u32 reserved;
+};
+
+_Static_assert(sizeof(struct bee_pin_key) == 16, "bee_pin_key size");
+_Static_assert(__builtin_offsetof(struct bee_pin_key, dev) == 8, "bee_pin_key.dev");
+_Static_assert(sizeof(struct bee_pin_value) == 8, "bee_pin_value size");
+_Static_assert(sizeof(struct bee_state) == 8, "bee_state size");
+
+/* The kernel's dev_t of (major, minor), as i_sb->s_dev holds it. */
+static inline __u32 bee_pin_dev(__u32 major, __u32 minor)
+{
+	return (major << 20) | (minor & 0xfffffu);
+}
+
+#endif
