@@ -1,0 +1,974 @@
+/* bee_hooks.bpf.h: the hook programs of one policy, as a template.
+ *
+ * compiler/codegen.c writes a per-policy C file that #defines the numbers
+ * below and then #includes this file; clang turns it into the policy's BPF
+ * ELF. Nothing policy-specific lives here: the decisions come from maps
+ * that the loader fills from the pack's images (runtime/bee_dfa.h,
+ * runtime/bee_net.h) and at session start (runtime/bee_session.h).
+ *
+ * Defines the per-policy file gives:
+ *
+ *   BEE_AUDIT            enum bee_audit_mode: which decisions are recorded
+ *   BEE_FS_IMAGE_SIZE    bytes of the fs automaton's image (bee_fs's value)
+ *   BEE_EXEC_IMAGE_SIZE  bytes of the exec automaton's image (bee_exec's value)
+ *   BEE_NET4_ENTRIES     LPM entries of bee_net4 (at least 1)
+ *   BEE_NET6_ENTRIES     LPM entries of bee_net6 (at least 1)
+ *   BEE_PINS_MAX         entries of bee_pins: pinned exec rules (at least 1)
+ *   BEE_RINGBUF_SIZE     bytes of bee_audit (a power of two, page multiple)
+ *   BEE_HOOK_BPRM_CHECK  1 when the policy pins an exec rule: attach
+ *                        bprm_check_security (and its task storage)
+ *   BEE_TEST_PROGRAMS    optional, 1 in tests only: add bee_test_walk
+ *
+ * Programs (the loader attaches every one it finds in the ELF):
+ *
+ *   BPF LSM, attached per cgroup (BPF_LSM_CGROUP, kernel 6.0+):
+ *   bee_file_open     lsm_cgroup/file_open            fs and exec by path
+ *   bee_bprm_check    lsm_cgroup/bprm_check_security  pinned exec: the file
+ *                                                     file_open checked
+ *   bee_mmap_file     lsm_cgroup/mmap_file            PROT_EXEC file mappings
+ *   bee_mprotect      lsm_cgroup/file_mprotect        PROT_EXEC added later
+ *   bee_socket        lsm_cgroup/socket_create        families, types, protocols
+ *   bee_unix_mark     lsm_cgroup/socket_post_create   tags the session's AF_UNIX sockets
+ *   bee_unix_connect  lsm_cgroup/unix_stream_connect  AF_UNIX peers: own sockets only
+ *   bee_unix_send     lsm_cgroup/unix_may_send        the same for datagrams
+ *   bee_userns        lsm_cgroup/userns_create        no new user namespace
+ *
+ *   cgroup programs, on any cgroup v2 kernel:
+ *   bee_connect4/6    cgroup/connect4|6               [net] connect
+ *   bee_sendmsg4/6    cgroup/sendmsg4|6               udp destinations: connect
+ *   bee_bind4/6       cgroup/bind4|6                  [net] bind
+ *   bee_sock_create   cgroup/sock_create              inet types and protocols
+ *
+ * The kernel attaches lsm_cgroup programs to at most 10 distinct hooks
+ * system-wide (CGROUP_LSM_NUM): this file uses 8, 9 with pins. A hook
+ * added here must be worth a slot.
+ *
+ * Returns: an lsm_cgroup program returns 1 to allow and 0 to deny; a deny
+ * sets the errno with bpf_set_retval: EACCES for files, exec and mappings
+ * (what a permission check of the VFS answers), EPERM for sockets and
+ * namespaces. cgroup programs return 1/0 and the kernel answers EPERM.
+ *
+ * Design notes (the "why" of each hook):
+ *
+ * file_open sees every open, exec included: execve, execveat and fexecve
+ * open the file anew (do_open_execat, f_mode has FMODE_EXEC), and so do
+ * the script interpreter, the ELF interpreter and uselib. So exec by fd,
+ * of a memfd ("/memfd:x (deleted)") or of a deleted file is judged by the
+ * path the kernel reports, which no grant names. An exec open needs EXEC
+ * from the exec automaton, or EXEC_PINNED and the file's (dev, ino) in
+ * bee_pins; it needs no fs grant ("running a binary needs an exec grant
+ * only"). Other opens need READ for FMODE_READ, WRITE for FMODE_WRITE and
+ * for O_TRUNC (which truncates after this hook even on O_RDONLY), and READ
+ * for an open of neither (O_ACCMODE 3, used for device ioctls). bpf_d_path
+ * gets BEE_PATH_MAX + 1 bytes: a path of BEE_PATH_MAX - 1 bytes or fewer
+ * is walked; a failure or a path filling the buffer is denied as too long,
+ * never matched on a prefix (exactly runtime/bee_dfa.h's bee_dfa_match).
+ *
+ * Mapping code. A library (or a program run as "ld.so /path/prog") is
+ * opened for reading, then mapped PROT_EXEC, so mmap_file and
+ * file_mprotect keep the exec list from being walked around. Rule: every
+ * exec.allow grant also grants mapping (EXEC or a pinned EXEC_PINNED from
+ * the exec automaton), so libraries are listed in exec.allow. bpf_d_path
+ * is allowed in mmap_file (a sleepable-capable hook) but not in
+ * file_mprotect, so:
+ *   - an allowed exec open, and an allowed PROT_EXEC mmap, record in
+ *     inode storage (bee_inode) that this inode may be mapped executable,
+ *     tagged with bee_state.gen;
+ *   - mmap_file with PROT_EXEC allows at once on a current record, else
+ *     walks the exec automaton with the mapped file's path (and records
+ *     an allow); a deny is never cached;
+ *   - file_mprotect adding PROT_EXEC needs a current record: it cannot
+ *     name the path. A file mapped without PROT_EXEC whose inode was
+ *     never exec-opened or exec-mapped cannot be made executable later.
+ *   Anonymous memory (no file) is not governed: JITs keep working.
+ *   Hard links: the record belongs to the inode, so once a file has been
+ *   exec-opened or exec-mapped through a granted path, it may be mapped
+ *   executable through any of its names (it is the same code) until the
+ *   inode leaves memory or the generation changes; a file reached only
+ *   through names that no grant covers is never mapped executable.
+ *
+ * Pins. file_open already checks the pin against the very file the exec
+ * runs (bprm->file is the file it opened), so a file renamed over a
+ * pinned path fails there. bprm_check_security checks again that the file
+ * being executed is the one file_open allowed for this task (task storage
+ * written by the allowed exec open: dev, ino, whether only a pin allowed
+ * it) and, for a pin, that it is still in bee_pins: an exec whose open was
+ * never checked is refused instead of trusted.
+ *
+ * Sockets. cgroup/sock_create only runs for AF_INET and AF_INET6 sockets,
+ * so socket_create refuses every other family in the LSM backend:
+ * AF_NETLINK too (glibc's getaddrinfo works without it; the policy
+ * language has no netlink grant), AF_PACKET, AF_VSOCK and the rest. In
+ * AF_INET/AF_INET6 only stream sockets of TCP and datagram sockets of UDP
+ * exist: raw sockets, ICMP "ping" sockets (whose sendto no cgroup hook
+ * sees), SCTP and MPTCP are refused. AF_UNIX: a session may reach only
+ * sockets that its own tasks created (tagged at socket_post_create in
+ * sk storage); never a daemon's socket bound outside it (container
+ * runtimes, D-Bus, ssh-agent, systemd). unix_stream_connect and
+ * unix_may_send see the resolved peer socket, which a symlink cannot
+ * redirect, so lsm/socket_connect (which sees only the name) adds nothing.
+ *
+ * User namespaces. A new user namespace would give the tool
+ * CAP_SYS_ADMIN over a mount namespace of its own, where a bind mount
+ * makes any file appear under a granted path; path-based checks are only
+ * sound without that, so userns_create is refused.
+ *
+ * Per-CPU scratch. The path buffer is per CPU; a program can be preempted
+ * on a preemptible kernel and another one run on the same CPU, so every
+ * user takes a sequence number and a decision made while the number moved
+ * is denied (reason INTERNAL) rather than trusted.
+ */
+#ifndef BEE_HOOKS_BPF_H
+#define BEE_HOOKS_BPF_H
+
+#if !defined(BEE_AUDIT) || !defined(BEE_FS_IMAGE_SIZE) || !defined(BEE_EXEC_IMAGE_SIZE) ||   \
+	!defined(BEE_NET4_ENTRIES) || !defined(BEE_NET6_ENTRIES) || !defined(BEE_PINS_MAX) || \
+	!defined(BEE_RINGBUF_SIZE) || !defined(BEE_HOOK_BPRM_CHECK)
+#error "bee_hooks.bpf.h: the per-policy file must define every BEE_* parameter"
+#endif
+#ifndef BEE_TEST_PROGRAMS
+#define BEE_TEST_PROGRAMS 0      /* 1: add bee_test_walk (bee_hooks_test.h) */
+#endif
+
+#include "bee_types.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "bee_kernel.h"
+
+#include "bee_audit.h"
+#include "bee_dfa.h"
+#include "bee_net.h"
+#include "bee_net_decide.h"
+#include "bee_session.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Permission bits of the automata (compiler/ir.h IR_PERM_*; codegen
+ * asserts they agree). */
+#define BEE_PERM_READ 0x1u
+#define BEE_PERM_WRITE 0x2u
+#define BEE_PERM_EXEC 0x4u
+#define BEE_PERM_EXEC_PINNED 0x8u
+
+/* bpf_d_path's buffer: one byte more than the longest path walked plus its
+ * NUL, so that "fits" and "too long" are told apart by the length. */
+#define BEE_DPATH_SIZE (BEE_PATH_MAX + 1)
+#define BEE_DPATH_BUF ((BEE_DPATH_SIZE + 7) & ~7)
+
+/* ---- maps ------------------------------------------------------------------ */
+
+/* The automata: one image in one value, so a walk is one dependent load a
+ * byte. Read-only to the programs; the loader writes them. */
+struct bee_fs_image {
+	__u8 bytes[BEE_FS_IMAGE_SIZE];
+};
+struct bee_exec_image {
+	__u8 bytes[BEE_EXEC_IMAGE_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, __u32);
+	__type(value, struct bee_fs_image);
+} bee_fs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, __u32);
+	__type(value, struct bee_exec_image);
+} bee_exec SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, BEE_NET4_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
+	__type(key, struct bee_net_key4);
+	__type(value, struct bee_net_value);
+} bee_net4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, BEE_NET6_ENTRIES);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
+	__type(key, struct bee_net_key6);
+	__type(value, struct bee_net_value);
+} bee_net6 SEC(".maps");
+
+struct {
+	__uint(type, BEE_MAP_TYPE_HASH);
+	__uint(max_entries, BEE_PINS_MAX);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, struct bee_pin_key);
+	__type(value, struct bee_pin_value);
+} bee_pins SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, __u32);
+	__type(value, struct bee_state);
+} bee_state SEC(".maps");
+
+/* "this inode may be mapped executable" (see the design notes) */
+#define BEE_INODE_MAP_EXEC 0x1u
+struct bee_inode_rec {
+	__u32 gen;               /* bee_state.gen when recorded */
+	__u32 flags;             /* BEE_INODE_MAP_EXEC */
+};
+
+struct {
+	__uint(type, BEE_MAP_TYPE_INODE_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct bee_inode_rec);
+} bee_inode SEC(".maps");
+
+/* The session's own AF_UNIX sockets. */
+struct bee_unix_rec {
+	__u32 flags;             /* 1: created by a task of the session */
+};
+
+struct {
+	__uint(type, BEE_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct bee_unix_rec);
+} bee_unix SEC(".maps");
+
+#if BEE_HOOK_BPRM_CHECK
+/* The exec open that file_open allowed last, for bprm_check_security. */
+#define BEE_TASK_PINNED 0x1u     /* only a pin allowed it */
+struct bee_task_rec {
+	__u64 ino;
+	__u32 dev;
+	__u32 flags;
+};
+
+struct {
+	__uint(type, BEE_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct bee_task_rec);
+} bee_task SEC(".maps");
+#endif
+
+/* A record under construction, its path right behind it (the ring buffer
+ * record is the two, contiguous), and the sequence number that detects a
+ * preempting user of the same CPU's buffer. */
+struct bee_scratch {
+	struct bee_audit_event ev;
+	__u8 path[BEE_DPATH_BUF];
+	__u64 seq;
+};
+
+_Static_assert(__builtin_offsetof(struct bee_scratch, path) == sizeof(struct bee_audit_event),
+	       "a record's path follows its event");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bee_scratch);
+} bee_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, BEE_RINGBUF_SIZE);
+} bee_audit SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} bee_lost SEC(".maps");
+
+/* ---- the walks ------------------------------------------------------------- */
+
+/* What a walk reads: the type fixes the size the verifier checks. */
+struct bee_path_bytes {
+	__u8 b[BEE_PATH_MAX];
+};
+
+/* A walk's answer: state in the high word, permission bits in the low. */
+#define BEE_WALK_STATE(r) ((__u32)((r) >> 32))
+#define BEE_WALK_PERMS(r) ((__u32)(r))
+#define BEE_WALK_NONE (((__u64)BEE_DFA_STATE_INVALID) << 32)
+
+/* Global (not static, not inlined) functions: the verifier checks each
+ * once, whatever calls it, instead of once per call site and path; the
+ * 4095-step walk is most of a program's verification. p may be NULL to
+ * the verifier; len > BEE_PATH_MAX - 1 walks nothing (bee_dfa_match). */
+__attribute__((noinline)) __u64 bee_walk_fs(struct bee_path_bytes *p, __u32 len)
+{
+	__u32 zero = 0;
+	struct bee_dfa_answer a = { .state = BEE_DFA_STATE_INVALID };
+	const struct bee_dfa_hdr *h = bpf_map_lookup_elem(&bee_fs, &zero);
+
+	if (!p || !h)
+		return BEE_WALK_NONE;
+	bee_dfa_match(h, BEE_FS_IMAGE_SIZE, p->b, len, &a);
+	return ((__u64)a.state << 32) | a.perms;
+}
+
+__attribute__((noinline)) __u64 bee_walk_exec(struct bee_path_bytes *p, __u32 len)
+{
+	__u32 zero = 0;
+	struct bee_dfa_answer a = { .state = BEE_DFA_STATE_INVALID };
+	const struct bee_dfa_hdr *h = bpf_map_lookup_elem(&bee_exec, &zero);
+
+	if (!p || !h)
+		return BEE_WALK_NONE;
+	bee_dfa_match(h, BEE_EXEC_IMAGE_SIZE, p->b, len, &a);
+	return ((__u64)a.state << 32) | a.perms;
+}
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static __always_inline struct bee_scratch *bee_scratch_get(void)
+{
+	__u32 zero = 0;
+	return bpf_map_lookup_elem(&bee_scratch, &zero);
+}
+
+/* Takes this CPU's buffer: a preempting user bumps seq after us. */
+static __always_inline __u64 bee_scratch_claim(struct bee_scratch *sc)
+{
+	__u64 s = *(volatile __u64 *)&sc->seq + 1;
+	*(volatile __u64 *)&sc->seq = s;
+	return s;
+}
+
+static __always_inline int bee_scratch_intact(struct bee_scratch *sc, __u64 s)
+{
+	return *(volatile __u64 *)&sc->seq == s;
+}
+
+static __always_inline __u32 bee_gen(void)
+{
+	__u32 zero = 0;
+	struct bee_state *st = bpf_map_lookup_elem(&bee_state, &zero);
+	return st ? st->gen : 0;
+}
+
+/* 1 when the (compile-time) audit mode records this decision. */
+static __always_inline int bee_audit_wanted(__u32 decision)
+{
+	if (BEE_AUDIT == BEE_AUDIT_MODE_ALL)
+		return 1;
+	if (BEE_AUDIT == BEE_AUDIT_MODE_DENY)
+		return decision == BEE_AUDIT_DENY;
+	return 0;
+}
+
+/* The who and when of a record. */
+static __always_inline void bee_audit_stamp(struct bee_audit_event *ev)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	ev->ktime_ns = bpf_ktime_get_boot_ns();
+	ev->pid = (__u32)(id >> 32);
+	ev->tid = (__u32)id;
+	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
+}
+
+/* Sends a record of size bytes; a full ring buffer is counted, never
+ * silent. */
+static __always_inline void bee_audit_send(void *rec, __u64 size)
+{
+	if (bpf_ringbuf_output(&bee_audit, rec, size, 0) < 0) {
+		__u32 zero = 0;
+		__u64 *lost = bpf_map_lookup_elem(&bee_lost, &zero);
+		if (lost)
+			__sync_fetch_and_add(lost, 1);
+	}
+}
+
+/* Sends the scratch record with its path_len path bytes. */
+static __always_inline void bee_audit_send_scratch(struct bee_scratch *sc)
+{
+	__u64 n = sc->ev.path_len;
+
+	if (n > BEE_AUDIT_PATH_MAX)
+		n = 0;
+	bee_dfa_barrier_var(n);
+	bee_audit_send(sc, sizeof(struct bee_audit_event) + (n & BEE_AUDIT_PATH_MAX));
+}
+
+static __always_inline void bee_event_init(struct bee_audit_event *ev, __u8 hook, __u8 kind,
+					   __u8 action, __u8 resource)
+{
+	ev->hook = hook;
+	ev->kind = kind;
+	ev->action = action;
+	ev->resource = resource;
+	ev->decision = BEE_AUDIT_DENY;
+	ev->reason = BEE_AUDIT_REASON_INTERNAL;
+	ev->path_len = 0;
+	ev->want = 0;
+	ev->have = 0;
+	ev->detail = BEE_AUDIT_DETAIL_NONE;
+	ev->reserved = 0;
+	ev->file.ino = 0;
+	ev->file.dev = 0;
+	ev->file.reserved = 0;
+	ev->file.reserved2 = 0;
+}
+
+/* Ends an LSM decision: 1 allows; 0 denies with errno err. */
+static __always_inline int bee_lsm_return(int allow, int err)
+{
+	if (allow)
+		return 1;
+	bpf_set_retval(-err);
+	return 0;
+}
+
+/* d_path of f into the scratch buffer. Returns the path's length, or -1
+ * when it failed or filled the buffer (too long: denied, never walked). */
+static __always_inline int bee_path_of(struct file *f, struct bee_scratch *sc)
+{
+	long n = bpf_d_path(&f->f_path, (char *)sc->path, BEE_DPATH_SIZE);
+
+	if (n <= 0 || n > BEE_PATH_MAX)
+		return -1;
+	return (int)(n - 1);   /* without the NUL; at most BEE_PATH_MAX - 1 */
+}
+
+static __always_inline void bee_file_id(struct inode *inode, struct bee_audit_event *ev)
+{
+	ev->file.ino = inode->i_ino;
+	ev->file.dev = inode->i_sb->s_dev;
+}
+
+/* 1 when (dev, ino) is a pinned file of this session. */
+static __always_inline int bee_pinned(const struct bee_audit_event *ev)
+{
+	struct bee_pin_key k = { .ino = ev->file.ino, .dev = ev->file.dev, .zero = 0 };
+	return bpf_map_lookup_elem(&bee_pins, &k) != 0;
+}
+
+/* Records that inode may be mapped executable in this generation. */
+static __always_inline void bee_inode_allow_map(struct inode *inode, __u32 gen)
+{
+	struct bee_inode_rec *r =
+		bpf_inode_storage_get(&bee_inode, inode, 0, BEE_LOCAL_STORAGE_GET_F_CREATE);
+	if (r) {
+		r->gen = gen;
+		r->flags = BEE_INODE_MAP_EXEC;
+	}
+}
+
+static __always_inline int bee_inode_may_map(struct inode *inode, __u32 gen)
+{
+	struct bee_inode_rec *r = bpf_inode_storage_get(&bee_inode, inode, 0, 0);
+	return r && r->gen == gen && (r->flags & BEE_INODE_MAP_EXEC);
+}
+
+/* The exec automaton's answer for the scratch path of length len and the
+ * file in ev->file: EXEC allows; EXEC_PINNED allows the pinned file only.
+ * Fills want/have/detail/reason/decision; returns 1 to allow. */
+static __always_inline int bee_exec_decide(struct bee_scratch *sc, int len)
+{
+	struct bee_audit_event *ev = &sc->ev;
+	__u64 r;
+	__u32 perms;
+
+	ev->want = BEE_PERM_EXEC;
+	if (len < 0) {
+		ev->reason = BEE_AUDIT_REASON_TOO_LONG;
+		return 0;
+	}
+	ev->path_len = (__u16)len;
+	r = bee_walk_exec((struct bee_path_bytes *)sc->path, (__u32)len);
+	perms = BEE_WALK_PERMS(r);
+	ev->have = perms;
+	ev->detail = BEE_WALK_STATE(r);
+	if (perms & BEE_PERM_EXEC) {
+		ev->reason = BEE_AUDIT_REASON_GRANTED;
+	} else if ((perms & BEE_PERM_EXEC_PINNED) && bee_pinned(ev)) {
+		ev->reason = BEE_AUDIT_REASON_GRANTED;
+	} else {
+		ev->reason = (perms & BEE_PERM_EXEC_PINNED) ? BEE_AUDIT_REASON_NOT_PINNED
+							    : BEE_AUDIT_REASON_NOT_GRANTED;
+		return 0;
+	}
+	ev->decision = BEE_AUDIT_ALLOW;
+	return 1;
+}
+
+/* What an open that is not an exec asks for. */
+static __always_inline __u32 bee_open_want(__u32 fmode, __u32 flags)
+{
+	__u32 want = 0;
+
+	if (fmode & BEE_FMODE_READ)
+		want |= BEE_PERM_READ;
+	if ((fmode & BEE_FMODE_WRITE) || (flags & BEE_O_TRUNC))
+		want |= BEE_PERM_WRITE;
+	return want ? want : BEE_PERM_READ;
+}
+
+/* ---- file_open ------------------------------------------------------------- */
+
+SEC("lsm_cgroup/file_open")
+int BPF_PROG(bee_file_open, struct file *file)
+{
+	struct bee_scratch *sc = bee_scratch_get();
+	struct bee_audit_event *ev;
+	struct inode *inode;
+	__u32 fmode, want;
+	int len, allow;
+	__u64 seq;
+
+	if (!sc)
+		return bee_lsm_return(0, BEE_EACCES);
+	ev = &sc->ev;
+	seq = bee_scratch_claim(sc);
+	fmode = file->f_mode;
+	inode = file->f_inode;
+	len = bee_path_of(file, sc);
+
+	if (fmode & BEE_FMODE_EXEC) {
+		bee_event_init(ev, BEE_AUDIT_HOOK_FILE_OPEN, BEE_AUDIT_KIND_PROCESS,
+			       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_PATH);
+		bee_file_id(inode, ev);
+		allow = bee_exec_decide(sc, len);
+		if (allow) {
+			bee_inode_allow_map(inode, bee_gen());
+#if BEE_HOOK_BPRM_CHECK
+			struct bee_task_rec *t = bpf_task_storage_get(
+				&bee_task, bpf_get_current_task_btf(), 0, BEE_LOCAL_STORAGE_GET_F_CREATE);
+			if (t) {
+				t->ino = ev->file.ino;
+				t->dev = ev->file.dev;
+				t->flags = (ev->have & BEE_PERM_EXEC) ? 0 : BEE_TASK_PINNED;
+			}
+#endif
+		}
+	} else {
+		want = bee_open_want(fmode, file->f_flags);
+		bee_event_init(ev, BEE_AUDIT_HOOK_FILE_OPEN, BEE_AUDIT_KIND_FILESYSTEM,
+			       (want & BEE_PERM_WRITE) ? BEE_AUDIT_ACTION_WRITE : BEE_AUDIT_ACTION_READ,
+			       BEE_AUDIT_RES_PATH);
+		bee_file_id(inode, ev);
+		ev->want = want;
+		allow = 0;
+		if (len < 0) {
+			ev->reason = BEE_AUDIT_REASON_TOO_LONG;
+		} else {
+			__u64 r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len);
+			__u32 perms = BEE_WALK_PERMS(r);
+			ev->path_len = (__u16)len;
+			ev->have = perms;
+			ev->detail = BEE_WALK_STATE(r);
+			allow = (perms & want) == want;
+			ev->reason = allow ? BEE_AUDIT_REASON_GRANTED : BEE_AUDIT_REASON_NOT_GRANTED;
+			/* the action names the permission that was missing */
+			if (!allow && (want & BEE_PERM_READ) && !(perms & BEE_PERM_READ))
+				ev->action = BEE_AUDIT_ACTION_READ;
+		}
+	}
+	if (!bee_scratch_intact(sc, seq)) {
+		allow = 0;
+		ev->reason = BEE_AUDIT_REASON_INTERNAL;
+	}
+	ev->decision = allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY;
+	if (bee_audit_wanted(ev->decision)) {
+		bee_audit_stamp(ev);
+		bee_audit_send_scratch(sc);
+	}
+	return bee_lsm_return(allow, BEE_EACCES);
+}
+
+/* ---- bprm_check_security --------------------------------------------------- */
+
+#if BEE_HOOK_BPRM_CHECK
+SEC("lsm_cgroup/bprm_check_security")
+int BPF_PROG(bee_bprm_check, struct linux_binprm *bprm)
+{
+	struct file *file = bprm->file;
+	struct bee_scratch *sc = bee_scratch_get();
+	struct bee_audit_event *ev;
+	struct bee_task_rec *t;
+	struct inode *inode;
+	int allow = 0;
+	__u64 seq;
+
+	if (!sc || !file)
+		return bee_lsm_return(0, BEE_EACCES);
+	ev = &sc->ev;
+	seq = bee_scratch_claim(sc);
+	inode = file->f_inode;
+	bee_event_init(ev, BEE_AUDIT_HOOK_BPRM_CHECK, BEE_AUDIT_KIND_PROCESS,
+		       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_PATH);
+	bee_file_id(inode, ev);
+	ev->want = BEE_PERM_EXEC;
+	t = bpf_task_storage_get(&bee_task, bpf_get_current_task_btf(), 0, 0);
+	if (!t || t->ino != ev->file.ino || t->dev != ev->file.dev) {
+		ev->reason = BEE_AUDIT_REASON_NOT_CHECKED;
+	} else if ((t->flags & BEE_TASK_PINNED) && !bee_pinned(ev)) {
+		ev->reason = BEE_AUDIT_REASON_NOT_PINNED;
+	} else {
+		allow = 1;
+		ev->reason = BEE_AUDIT_REASON_GRANTED;
+	}
+	if (!bee_scratch_intact(sc, seq)) {
+		allow = 0;
+		ev->reason = BEE_AUDIT_REASON_INTERNAL;
+	}
+	/* an allow confirms what file_open recorded already: only a deny is news */
+	if (!allow && BEE_AUDIT != BEE_AUDIT_MODE_NONE) {
+		int len = bee_path_of(file, sc);
+		ev->path_len = len < 0 ? 0 : (__u16)len;
+		bee_audit_stamp(ev);
+		bee_audit_send_scratch(sc);
+	}
+	return bee_lsm_return(allow, BEE_EACCES);
+}
+#endif
+
+/* ---- mmap_file, file_mprotect ---------------------------------------------- */
+
+SEC("lsm_cgroup/mmap_file")
+int BPF_PROG(bee_mmap_file, struct file *file, unsigned long reqprot, unsigned long prot,
+	     unsigned long flags)
+{
+	struct bee_scratch *sc;
+	struct bee_audit_event *ev;
+	struct inode *inode;
+	int allow, len;
+	__u32 gen;
+	__u64 seq;
+
+	/* anonymous memory and mappings without PROT_EXEC are not the exec list's */
+	if (!file || !(prot & BEE_PROT_EXEC))
+		return 1;
+	inode = file->f_inode;
+	gen = bee_gen();
+	allow = bee_inode_may_map(inode, gen);
+	if (allow && BEE_AUDIT != BEE_AUDIT_MODE_ALL)
+		return 1;
+	sc = bee_scratch_get();
+	if (!sc)
+		return bee_lsm_return(allow, BEE_EACCES);
+	ev = &sc->ev;
+	seq = bee_scratch_claim(sc);
+	bee_event_init(ev, BEE_AUDIT_HOOK_MMAP_FILE, BEE_AUDIT_KIND_PROCESS,
+		       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_PATH);
+	bee_file_id(inode, ev);
+	len = bee_path_of(file, sc);
+	if (allow) {
+		/* recorded already: the walk only names the path for the record */
+		ev->want = BEE_PERM_EXEC;
+		ev->path_len = len < 0 ? 0 : (__u16)len;
+		ev->reason = BEE_AUDIT_REASON_GRANTED;
+	} else {
+		allow = bee_exec_decide(sc, len);
+		if (allow)
+			bee_inode_allow_map(inode, gen);
+	}
+	if (!bee_scratch_intact(sc, seq)) {
+		allow = 0;
+		ev->reason = BEE_AUDIT_REASON_INTERNAL;
+	}
+	ev->decision = allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY;
+	if (bee_audit_wanted(ev->decision)) {
+		bee_audit_stamp(ev);
+		bee_audit_send_scratch(sc);
+	}
+	return bee_lsm_return(allow, BEE_EACCES);
+}
+
+SEC("lsm_cgroup/file_mprotect")
+int BPF_PROG(bee_mprotect, struct vm_area_struct *vma, unsigned long reqprot, unsigned long prot)
+{
+	struct bee_audit_event ev;
+	struct file *file;
+	struct inode *inode;
+	int allow;
+
+	if (!(prot & BEE_PROT_EXEC))
+		return 1;
+	file = vma->vm_file;
+	if (!file)
+		return 1;
+	inode = file->f_inode;
+	/* no bpf_d_path here: only a record of an allowed exec open or map counts */
+	allow = bee_inode_may_map(inode, bee_gen());
+	if (bee_audit_wanted(allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY)) {
+		bee_event_init(&ev, BEE_AUDIT_HOOK_FILE_MPROTECT, BEE_AUDIT_KIND_PROCESS,
+			       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_FILE);
+		bee_file_id(inode, &ev);
+		ev.want = BEE_PERM_EXEC;
+		ev.decision = allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY;
+		ev.reason = allow ? BEE_AUDIT_REASON_GRANTED : BEE_AUDIT_REASON_NOT_MAPPED;
+		bee_audit_stamp(&ev);
+		bee_audit_send(&ev, sizeof(ev));
+	}
+	return bee_lsm_return(allow, BEE_EACCES);
+}
+
+/* ---- sockets --------------------------------------------------------------- */
+
+/* The sockets a session may create: AF_UNIX of any type; in AF_INET and
+ * AF_INET6 TCP streams and UDP datagrams (protocol 0 picks those). */
+static __always_inline int bee_socket_ok(__u32 family, __u32 type, __u32 protocol)
+{
+	if (family == BEE_AF_UNIX)
+		return 1;
+	if (family != BEE_AF_INET && family != BEE_AF_INET6)
+		return 0;
+	if (type == BEE_SOCK_STREAM)
+		return protocol == 0 || protocol == BEE_NET_PROTO_TCP;
+	if (type == BEE_SOCK_DGRAM)
+		return protocol == 0 || protocol == BEE_NET_PROTO_UDP;
+	return 0;
+}
+
+/* A refused socket's record: only refusals are recorded (a socket that
+ * is allowed is judged again where it connects or binds). */
+static __always_inline void bee_socket_refused(__u8 hook, __u32 family, __u32 type, __u32 protocol)
+{
+	struct bee_audit_event ev;
+
+	if (!bee_audit_wanted(BEE_AUDIT_DENY))
+		return;
+	bee_event_init(&ev, hook, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_CONNECT,
+		       BEE_AUDIT_RES_SOCKET);
+	ev.reason = BEE_AUDIT_REASON_SOCKET_REFUSED;
+	ev.net.family = (__u16)family;
+	ev.net.type = (__u8)type;
+	ev.net.proto = (__u8)protocol;
+	bee_audit_stamp(&ev);
+	bee_audit_send(&ev, sizeof(ev));
+}
+
+SEC("lsm_cgroup/socket_create")
+int BPF_PROG(bee_socket, int family, int type, int protocol, int kern)
+{
+	/* sockets the kernel makes for itself are not the tool's */
+	if (kern || bee_socket_ok((__u32)family, (__u32)type, (__u32)protocol))
+		return 1;
+	bee_socket_refused(BEE_AUDIT_HOOK_SOCKET_CREATE, (__u32)family, (__u32)type,
+			   (__u32)protocol);
+	return bee_lsm_return(0, BEE_EPERM);
+}
+
+SEC("cgroup/sock_create")
+int bee_sock_create(struct bpf_sock *sk)
+{
+	__u32 family = sk->family, type = sk->type, protocol = sk->protocol;
+
+	if (bee_socket_ok(family, type, protocol))
+		return 1;
+	bee_socket_refused(BEE_AUDIT_HOOK_SOCK_CREATE, family, type, protocol);
+	return 0;
+}
+
+/* AF_UNIX: tag the session's own sockets, then let them reach only each
+ * other. */
+SEC("lsm_cgroup/socket_post_create")
+int BPF_PROG(bee_unix_mark, struct socket *sock, int family, int type, int protocol, int kern)
+{
+	struct bee_unix_rec *r;
+
+	if (family != BEE_AF_UNIX || kern)
+		return 1;
+	r = bpf_sk_storage_get(&bee_unix, sock->sk, 0, BEE_LOCAL_STORAGE_GET_F_CREATE);
+	if (r)
+		r->flags = 1;   /* a failed tag denies its later connects: fail closed */
+	return 1;
+}
+
+/* The peer's bound name into the scratch path ('@' for an abstract one). */
+static __always_inline __u16 bee_unix_name(struct sock *peer, struct bee_scratch *sc)
+{
+	struct unix_address *ua = BPF_CORE_READ((struct unix_sock *)peer, addr);
+	int len;
+
+	if (!ua)
+		return 0;
+	len = BPF_CORE_READ(ua, len) - (int)sizeof(unsigned short);
+	if (len <= 0)
+		return 0;
+	if (len > BEE_UNIX_PATH_MAX)
+		len = BEE_UNIX_PATH_MAX;
+	bee_dfa_barrier_var(len);
+	if (bpf_core_read(sc->path, len & 127, &ua->name[0].sun_path) < 0)
+		return 0;
+	if (sc->path[0] == 0)
+		sc->path[0] = '@';
+	return (__u16)len;
+}
+
+static __always_inline int bee_unix_peer(struct sock *peer, __u8 hook)
+{
+	struct bee_unix_rec *r = bpf_sk_storage_get(&bee_unix, peer, 0, 0);
+	int allow = r && r->flags;
+	struct bee_scratch *sc;
+	__u64 seq;
+
+	if (!bee_audit_wanted(allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY))
+		return allow;
+	sc = bee_scratch_get();
+	if (!sc)
+		return allow;
+	seq = bee_scratch_claim(sc);
+	bee_event_init(&sc->ev, hook, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_CONNECT,
+		       BEE_AUDIT_RES_UNIX);
+	sc->ev.net.family = BEE_AF_UNIX;
+	sc->ev.decision = allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY;
+	sc->ev.reason = allow ? BEE_AUDIT_REASON_GRANTED : BEE_AUDIT_REASON_UNIX_PEER;
+	sc->ev.path_len = bee_unix_name(peer, sc);
+	bee_audit_stamp(&sc->ev);
+	/* a record raced by a preempting user is dropped, the decision stands */
+	if (bee_scratch_intact(sc, seq))
+		bee_audit_send_scratch(sc);
+	return allow;
+}
+
+SEC("lsm_cgroup/unix_stream_connect")
+int BPF_PROG(bee_unix_connect, struct sock *sock, struct sock *other, struct sock *newsk)
+{
+	return bee_lsm_return(bee_unix_peer(other, BEE_AUDIT_HOOK_UNIX_STREAM_CONNECT), BEE_EPERM);
+}
+
+SEC("lsm_cgroup/unix_may_send")
+int BPF_PROG(bee_unix_send, struct socket *sock, struct socket *other)
+{
+	return bee_lsm_return(bee_unix_peer(other->sk, BEE_AUDIT_HOOK_UNIX_MAY_SEND), BEE_EPERM);
+}
+
+SEC("lsm_cgroup/userns_create")
+int BPF_PROG(bee_userns, const struct cred *cred)
+{
+	struct bee_audit_event ev;
+
+	if (bee_audit_wanted(BEE_AUDIT_DENY)) {
+		bee_event_init(&ev, BEE_AUDIT_HOOK_USERNS_CREATE, BEE_AUDIT_KIND_PROCESS,
+			       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_NONE);
+		ev.reason = BEE_AUDIT_REASON_NAMESPACE;
+		bee_audit_stamp(&ev);
+		bee_audit_send(&ev, sizeof(ev));
+	}
+	return bee_lsm_return(0, BEE_EPERM);
+}
+
+/* ---- connect, sendmsg, bind ------------------------------------------------ */
+
+/* One [net] decision. family is a constant after inlining, so each
+ * program reads only the context fields its attach type may read. */
+static __always_inline int bee_net_hook(struct bpf_sock_addr *ctx, __u8 dir, __u32 family,
+					__u8 hook)
+{
+	struct bee_net_answer a = { .allow = 0, .map_family = 0, .prov = BEE_NET_PROV_NONE };
+	__u32 addr[4] = { 0, 0, 0, 0 };
+	__u32 proto = ctx->protocol;
+	__u16 port = bpf_ntohs((__u16)ctx->user_port);
+	struct bee_audit_event ev;
+
+	if (family == 4) {
+		addr[0] = ctx->user_ip4;
+	} else {
+		addr[0] = ctx->user_ip6[0];
+		addr[1] = ctx->user_ip6[1];
+		addr[2] = ctx->user_ip6[2];
+		addr[3] = ctx->user_ip6[3];
+	}
+	/* only tcp and udp sockets get this far (socket_create); others match nothing */
+	if (proto <= 255)
+		bee_net_decide(&bee_net4, &bee_net6, dir, (__u8)proto, family, addr, port, &a);
+	if (bee_audit_wanted(a.allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY)) {
+		bee_event_init(&ev, hook, BEE_AUDIT_KIND_NETWORK,
+			       dir == BEE_NET_BIND ? BEE_AUDIT_ACTION_LISTEN : BEE_AUDIT_ACTION_CONNECT,
+			       BEE_AUDIT_RES_INET);
+		ev.decision = a.allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY;
+		ev.reason = a.allow ? BEE_AUDIT_REASON_GRANTED : BEE_AUDIT_REASON_NOT_GRANTED;
+		ev.detail = a.prov;
+		ev.net.family = family == 4 ? BEE_AF_INET : BEE_AF_INET6;
+		ev.net.port = port;
+		ev.net.proto = (__u8)proto;
+		__builtin_memcpy(ev.net.addr, addr, sizeof(addr));
+		bee_audit_stamp(&ev);
+		bee_audit_send(&ev, sizeof(ev));
+	}
+	return a.allow ? 1 : 0;
+}
+
+SEC("cgroup/connect4")
+int bee_connect4(struct bpf_sock_addr *ctx)
+{
+	return bee_net_hook(ctx, BEE_NET_CONNECT, 4, BEE_AUDIT_HOOK_CONNECT4);
+}
+
+SEC("cgroup/connect6")
+int bee_connect6(struct bpf_sock_addr *ctx)
+{
+	return bee_net_hook(ctx, BEE_NET_CONNECT, 6, BEE_AUDIT_HOOK_CONNECT6);
+}
+
+/* an unconnected udp send names its destination here: the connect direction */
+SEC("cgroup/sendmsg4")
+int bee_sendmsg4(struct bpf_sock_addr *ctx)
+{
+	return bee_net_hook(ctx, BEE_NET_CONNECT, 4, BEE_AUDIT_HOOK_SENDMSG4);
+}
+
+SEC("cgroup/sendmsg6")
+int bee_sendmsg6(struct bpf_sock_addr *ctx)
+{
+	return bee_net_hook(ctx, BEE_NET_CONNECT, 6, BEE_AUDIT_HOOK_SENDMSG6);
+}
+
+SEC("cgroup/bind4")
+int bee_bind4(struct bpf_sock_addr *ctx)
+{
+	return bee_net_hook(ctx, BEE_NET_BIND, 4, BEE_AUDIT_HOOK_BIND4);
+}
+
+SEC("cgroup/bind6")
+int bee_bind6(struct bpf_sock_addr *ctx)
+{
+	return bee_net_hook(ctx, BEE_NET_BIND, 6, BEE_AUDIT_HOOK_BIND6);
+}
+
+/* ---- tests only ------------------------------------------------------------ */
+
+#if BEE_TEST_PROGRAMS
+#include "bee_hooks_test.h"
+
+/* The hooks' walks on a path from the test (bee_hooks_test.h). */
+SEC("syscall")
+int bee_test_walk(struct bee_test_walk *q)
+{
+	struct bee_scratch *sc = bee_scratch_get();
+	__u32 len = q->len;
+	__u64 r;
+
+	if (!sc)
+		return 1;
+	if (len > BEE_PATH_MAX - 1)
+		return 2;
+	if (bpf_probe_read_kernel(sc->path, len, q->path) < 0)
+		return 3;
+	r = bee_walk_fs((struct bee_path_bytes *)sc->path, len);
+	q->fs_state = BEE_WALK_STATE(r);
+	q->fs_perms = BEE_WALK_PERMS(r);
+	r = bee_walk_exec((struct bee_path_bytes *)sc->path, len);
+	q->exec_state = BEE_WALK_STATE(r);
+	q->exec_perms = BEE_WALK_PERMS(r);
+	return 0;
+}
+#endif
+
+#endif

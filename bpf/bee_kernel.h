@@ -1,0 +1,112 @@
+/* bee_kernel.h: the kernel types and constants that the hook programs
+ * (bee_hooks.bpf.h) name beyond bee_types.h, written by hand.
+ *
+ * The kernel-internal structs are cut down to the fields the hooks read
+ * and marked preserve_access_index, so libbpf relocates every access
+ * against the running kernel's BTF (CO-RE); nothing here is a layout
+ * promise except struct bpf_sock, which is UAPI (<linux/bpf.h>) and must
+ * be exact because the verifier rewrites context accesses by its offsets.
+ * Include after bee_types.h.
+ */
+#ifndef BEE_KERNEL_H
+#define BEE_KERNEL_H
+
+/* ---- UAPI: the context of cgroup/sock_create ---------------------------- */
+
+struct bpf_sock {
+	__u32 bound_dev_if;
+	__u32 family;
+	__u32 type;
+	__u32 protocol;
+	__u32 mark;
+	__u32 priority;
+	__u32 src_ip4;
+	__u32 src_ip6[4];
+	__u32 src_port;
+	__be16 dst_port;
+	__u16 : 16;
+	__u32 dst_ip4;
+	__u32 dst_ip6[4];
+	__u32 state;
+	__s32 rx_queue_mapping;
+};
+
+_Static_assert(sizeof(struct bpf_sock) == 80, "bpf_sock size");
+_Static_assert(__builtin_offsetof(struct bpf_sock, family) == 4, "bpf_sock.family");
+_Static_assert(__builtin_offsetof(struct bpf_sock, type) == 8, "bpf_sock.type");
+_Static_assert(__builtin_offsetof(struct bpf_sock, protocol) == 12, "bpf_sock.protocol");
+
+/* Map types beyond bee_types.h's enum (values of enum bpf_map_type). */
+#define BEE_MAP_TYPE_HASH 1
+#define BEE_MAP_TYPE_SK_STORAGE 24
+#define BEE_MAP_TYPE_INODE_STORAGE 28
+#define BEE_MAP_TYPE_TASK_STORAGE 29
+
+/* bpf_{inode,task,sk}_storage_get flags: create a missing value */
+#define BEE_LOCAL_STORAGE_GET_F_CREATE 1
+
+/* ---- kernel-internal structs, relocated by CO-RE ----------------------- */
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct vm_area_struct {
+	unsigned long vm_flags;
+	struct file *vm_file;
+};
+
+struct sock;
+
+struct socket {
+	short type;
+	struct sock *sk;
+};
+
+/* The kernel's struct sockaddr: a family, then at least 14 bytes. */
+struct sockaddr {
+	unsigned short sa_family;
+	char sa_data[14];
+};
+
+struct sockaddr_un {
+	unsigned short sun_family;
+	char sun_path[108];
+};
+
+/* A bound AF_UNIX name: len bytes of name (family included). */
+struct unix_address {
+	int len;
+	struct sockaddr_un name[];
+};
+
+/* An AF_UNIX socket: struct sock first, then its bound address (NULL
+ * while unnamed: a socketpair end, or a socket that never bound). */
+struct unix_sock {
+	struct unix_address *addr;
+};
+
+#pragma clang attribute pop
+
+struct task_struct;
+struct cred;
+
+/* ---- constants (include/linux/socket.h, net.h, mman.h, fcntl.h, errno) --- */
+
+#define BEE_AF_UNSPEC 0
+#define BEE_AF_UNIX 1
+#define BEE_AF_NETLINK 16
+#define BEE_AF_PACKET 17
+
+#define BEE_SOCK_STREAM 1
+#define BEE_SOCK_DGRAM 2
+#define BEE_SOCK_RAW 3
+
+#define BEE_PROT_EXEC 0x4ul
+#define BEE_O_TRUNC 01000u          /* asm-generic: x86 and arm64 */
+
+#define BEE_EPERM 1
+#define BEE_EACCES 13
+
+/* Bytes of sockaddr_un.sun_path. */
+#define BEE_UNIX_PATH_MAX 108
+
+#endif
