@@ -1,5 +1,5 @@
 /* templates.h: the BPF template files embedded in libbeec at build time
- * (tools/embed over bpf/*.h and the shared runtime/bee_*.h layouts), so
+ * (tools/embed over the bpf/ headers and the shared runtime/bee_ layouts), so
  * that codegen can give clang the exact headers this beec was built with. */
 #ifndef BEE_TEMPLATES_H
 #define BEE_TEMPLATES_H
