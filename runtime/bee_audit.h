@@ -63,9 +63,10 @@
 
 /* Why. The kernel sees a permission automaton whose states hold grants
  * minus denies, so it cannot tell "no rule grants it" from "a deny rule
- * took it": both are NOT_GRANTED, and the record's detail (the automaton
- * state or the LPM entry's provenance record) lets the loader name the
- * rules with the pack's provenance. */
+ * took it": both are NOT_GRANTED. The loader names the rules: for a path
+ * by asking the pack's policy (beec query runs the globs), for an
+ * endpoint by the record's detail, the LPM entry whose provenance the
+ * manifest lists (net_provenance). */
 #define BEE_AUDIT_REASONS(X)                                           \
 	X(GRANTED, 0, "granted")                                       \
 	X(NOT_GRANTED, 1, "not granted")                               \
@@ -154,7 +155,7 @@ struct bee_audit_event {
 	__u16 path_len;          /* bytes after the event: 0..BEE_AUDIT_PATH_MAX */
 	__u32 want;              /* permission bits asked (ir.h IR_PERM_*), 0 for net */
 	__u32 have;              /* permission bits the policy gives that resource */
-	__u32 detail;            /* automaton state, or LPM provenance record, or ~0 */
+	__u32 detail;            /* automaton state (fs, exec), LPM provenance record (net), or ~0 */
 	__u32 reserved;
 	union {
 		struct bee_audit_endpoint net;
