@@ -54,6 +54,8 @@
 #include "lower.h"
 #include "net_eval.h"
 #include "netset.h"
+#include "pack.h"
+#include "pack_build.h"
 
 #define OBJ_PATH "build/bpf/match.bpf.o"
 #define PATH_CASES 10000          /* per automaton image */
@@ -800,8 +802,65 @@ static long check_net(const struct policy *pol, bool timing)
 	return st.cases;
 }
 
+/* The images the kernel is tested on are the pack's: build the policy's
+ * pack and require each MAP_IMAGE section to be byte for byte the image
+ * loaded into the maps here. */
+static void check_pack_images(const struct policy *pol)
+{
+	struct diag_ctx dc;
+	diag_init(&dc);
+	struct pack_build_opts po = { .sz = sizeof(po), .defines = defines, .ndefines = ARRAY_LEN(defines) };
+	uint8_t *buf;
+	size_t len;
+	if (pack_build(pol->lw, pol->p.src, &po, &dc, &buf, &len) < 0) {
+		diag_print(&dc, stderr);
+		fail_msg("%s: cannot build its pack", pol->name);
+	}
+	diag_fini(&dc);
+	struct bee_pack *pack;
+	char err[512];
+	if (bee_pack__open_mem(buf, len, &pack, err, sizeof(err)) < 0)
+		fail_msg("%s: %s", pol->name, err);
+	static const struct { const char *sec; enum ir_domain dom; } dfas[] = {
+		{ "bee_fs", IR_DOMAIN_FS }, { "bee_exec", IR_DOMAIN_EXEC }, { "bee_env", IR_DOMAIN_ENV },
+	};
+	for (size_t i = 0; i < ARRAY_LEN(dfas); i++) {
+		size_t ilen;
+		struct bee_dfa_hdr *img = image_dfa_write(pol->lw->dfa[dfas[i].dom], &ilen);
+		const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, dfas[i].sec);
+		assert_non_null(s);
+		assert_int_equal(s->size, ilen);
+		assert_memory_equal(s->data, img, ilen);
+		free(img);
+	}
+	struct netset_image ni;
+	netset_image_build(pol->lw->net, &ni);
+	const struct bee_pack_section_info *s4 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, "bee_net4");
+	assert_non_null(s4);
+	assert_int_equal(s4->elem_count, ni.n4);
+	for (size_t i = 0; i < ni.n4; i++) {
+		const uint8_t *rec = (const uint8_t *)s4->data + i * s4->elem_width;
+		assert_memory_equal(rec, &ni.keys4[i], sizeof(ni.keys4[i]));
+		assert_memory_equal(rec + sizeof(ni.keys4[i]), &ni.values4[i], sizeof(ni.values4[i]));
+	}
+	const struct bee_pack_section_info *s6 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, "bee_net6");
+	assert_non_null(s6);
+	assert_int_equal(s6->elem_count, ni.n6);
+	for (size_t i = 0; i < ni.n6; i++) {
+		const uint8_t *rec = (const uint8_t *)s6->data + i * s6->elem_width;
+		assert_memory_equal(rec, &ni.keys6[i], sizeof(ni.keys6[i]));
+		assert_memory_equal(rec + sizeof(ni.keys6[i]), &ni.values6[i], sizeof(ni.values6[i]));
+	}
+	netset_image_free(&ni);
+	bee_pack__close(pack);
+	free(buf);
+	fprintf(stderr, "test_bpf_match: %s: the pack's map images are the ones tested\n", pol->name);
+}
+
 static void check_policy(struct policy *pol, bool timing)
 {
+	if (pol->p.src && pol->p.src->name[0] != '<')
+		check_pack_images(pol);
 	unsigned before = failures;
 	long cases = check_paths(pol, IR_DOMAIN_FS, timing);
 	cases += check_paths(pol, IR_DOMAIN_EXEC, false);
