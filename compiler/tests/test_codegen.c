@@ -12,6 +12,10 @@
  *   - as root: with every lsm_cgroup program's autoload off, the object
  *     loads, so every cgroup sock_addr and sock_create program passes the
  *     kernel's verifier (nothing is attached);
+ *   - as root: each LSM program alone gets through libbpf (its hook found,
+ *     its CO-RE accesses relocated against this kernel's BTF) to the
+ *     kernel, which verifies it or, on a kernel that refuses LSM programs
+ *     (this project's host), answers EPERM;
  *   - as root: the ELF built with test programs loads bee_test_walk, which
  *     runs the hooks' own walk functions (bee_walk_fs, bee_walk_exec) over
  *     the policy's images through BPF_PROG_TEST_RUN; every answer equals
@@ -223,6 +227,58 @@ static void load_cgroup_programs(const struct codegen_result *r, const char *nam
 	printf("  %s: %u cgroup programs verified\n", name, nloaded);
 	assert_int_equal(nloaded, ARRAY_LEN(cgroup_required));
 	bpf_object__close(obj);
+}
+
+/* libbpf's messages of one load, for what the kernel's EPERM hides */
+static char libbpf_log[1 << 20];
+static size_t libbpf_log_len;
+
+static int libbpf_capture(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (libbpf_log_len < sizeof(libbpf_log) - 1) {
+		int n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len, fmt, ap);
+		if (n > 0)
+			libbpf_log_len += (size_t)n;
+		if (libbpf_log_len > sizeof(libbpf_log) - 1)
+			libbpf_log_len = sizeof(libbpf_log) - 1;
+	}
+	return 0;
+}
+
+/* Each LSM program alone: libbpf must resolve its hook and relocate its
+ * CO-RE accesses against this kernel's BTF; the kernel then verifies it
+ * (a BPF-LSM kernel) or refuses LSM programs outright (EPERM, this host).
+ * Any other answer is a failure. Nothing is attached. */
+static void load_lsm_programs(const struct codegen_result *r, const char *name)
+{
+	unsigned verified = 0, refused = 0;
+	for (size_t i = 0; i < r->nprogs; i++) {
+		if (!r->progs[i].lsm)
+			continue;
+		struct bpf_object *obj = elf_open(r, name);
+		struct bpf_program *prog;
+		bpf_object__for_each_program(prog, obj)
+			bpf_program__set_autoload(prog, !strcmp(bpf_program__name(prog), r->progs[i].name));
+		libbpf_log_len = 0;
+		libbpf_log[0] = '\0';
+		libbpf_set_print(libbpf_capture);
+		int err = bpf_object__load(obj);
+		libbpf_set_print(libbpf_print);
+		/* a CO-RE access this kernel lacks is poisoned, not refused, by libbpf */
+		if (strstr(libbpf_log, "invalid insn") || strstr(libbpf_log, "no matching targets"))
+			fail_msg("%s: LSM program '%s': libbpf:\n%s", name, r->progs[i].name, libbpf_log);
+		if (err == 0)
+			verified++;
+		else if (err == -EPERM)
+			refused++;
+		else
+			fail_msg("%s: LSM program '%s': %d (%s)", name, r->progs[i].name, err,
+				 strerror(-err));
+		bpf_object__close(obj);
+	}
+	printf("  %s: %u LSM programs relocated; the kernel verified %u, refused %u (EPERM)\n", name,
+	       verified + refused, verified, refused);
 }
 
 /* ---- the walks in the kernel --------------------------------------------------- */
@@ -495,6 +551,7 @@ static void test_codegen_examples(void **state)
 
 		if (root) {
 			load_cgroup_programs(&a, names[i]);
+			load_lsm_programs(&a, names[i]);
 			walk_all(&t, lw, names[i]);
 		}
 		codegen_result_fini(&a);
@@ -552,8 +609,10 @@ static void test_codegen_params(void **state)
 	struct bpf_object *obj = elf_open(&r, "params");
 	check_tables(obj, &r, "params");
 	bpf_object__close(obj);
-	if (root)
+	if (root) {
 		load_cgroup_programs(&r, "params");
+		load_lsm_programs(&r, "params");
+	}
 	codegen_result_fini(&r);
 
 	/* a ring buffer that is not a power of two is refused */
