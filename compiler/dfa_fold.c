@@ -60,7 +60,15 @@ static void dfa_pairs_fini(struct dfa_pairs *p)
 
 static size_t dfa_pairs_slot(const uint64_t *keys, size_t nslots, uint64_t key)
 {
-	size_t i = (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (nslots - 1);
+	/* mix every bit of both halves into the low bits: a product alone
+	 * leaves bits 17..31 depending on b only, so pairs sharing b collide */
+	uint64_t h = key;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	size_t i = (size_t)h & (nslots - 1);
 	while (keys[i] && keys[i] != key)
 		i = (i + 1) & (nslots - 1);
 	return i;
@@ -338,6 +346,8 @@ static int dfa_tab_of_rule(struct dfa_fold *f, const struct dfa_rule *r, uint32_
 	return rc;
 }
 
+static uint32_t dfa_tab_dead(const struct dfa_tab *t);
+
 /* Marks in bits (words a state) the states of d that some string matching
  * the rule at position e ends in: a walk of d paired with the rule's DFA. */
 static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e, uint64_t *bits,
@@ -347,12 +357,17 @@ static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e
 	uint8_t class_of[256];
 	uint32_t k = dfa_pair_classes(d->class_of, rt->class_of, class_of, ra, rb);
 	struct dfa_pairs p;
+	/* once the rule's automaton is dead nothing more can be marked: not
+	 * expanding those pairs keeps this from walking all of d per rule */
+	uint32_t dead = dfa_tab_dead(rt);
 	dfa_pairs_init(&p);
 	dfa_pairs_get(&p, 0, 0);
 	for (size_t i = 0; i < p.n; i++) {
 		uint32_t s = p.a[i], q = p.b[i];
 		if (rt->label[q])
 			bits[(size_t)s * words + e / 64] |= (uint64_t)1 << (e % 64);
+		if (q == dead)
+			continue;
 		for (uint32_t c = 0; c < k; c++)
 			dfa_pairs_get(&p, d->next[(size_t)s * d->nclasses + ra[c]],
 				      rt->trans[(size_t)q * rt->k + rb[c]]);
@@ -547,6 +562,63 @@ static void dfa_fold_report(const struct dfa_rule *rules, size_t n, const size_t
 	free(count);
 }
 
+/* Folds rt[0..n) into *acc (which holds the one-state automaton of no rule
+ * on entry) by pairwise products, minimising each; rt is left intact. */
+static int dfa_fold_balanced(struct dfa_fold *f, const struct dfa_tab *rt, size_t n, struct dfa_tab *acc)
+{
+	struct dfa_tab *level = xcalloc(n ? n : 1, sizeof(*level));
+	bool *owned = xcalloc(n ? n : 1, sizeof(*owned));
+	size_t m = n;
+	int rc = 0;
+	for (size_t j = 0; j < n; j++)
+		level[j] = rt[j];   /* borrowed: rt keeps ownership */
+	while (m > 1 && rc == 0) {
+		size_t k = 0, j = 0;
+		for (; j + 1 < m; j += 2) {
+			struct dfa_tab prod;
+			rc = dfa_tab_product(f, &level[j], &level[j + 1], &prod);
+			if (rc)
+				break;
+			dfa_tab_minimize(&prod);
+			if (owned[j])
+				dfa_tab_fini(&level[j]);
+			if (owned[j + 1])
+				dfa_tab_fini(&level[j + 1]);
+			level[k] = prod;
+			owned[k++] = true;
+		}
+		if (rc) {
+			for (size_t x = 0; x < k; x++)
+				dfa_tab_fini(&level[x]);
+			for (size_t x = j; x < m; x++)
+				if (owned[x])
+					dfa_tab_fini(&level[x]);
+			m = 0;
+			break;
+		}
+		if (j < m) {
+			level[k] = level[j];
+			owned[k++] = owned[j];
+		}
+		m = k;
+	}
+	if (rc == 0 && m == 1) {
+		/* one more product with the empty automaton gives acc its own copy */
+		struct dfa_tab prod;
+		rc = dfa_tab_product(f, acc, &level[0], &prod);
+		if (owned[0])
+			dfa_tab_fini(&level[0]);
+		if (rc == 0) {
+			dfa_tab_minimize(&prod);
+			dfa_tab_fini(acc);
+			*acc = prod;
+		}
+	}
+	free(level);
+	free(owned);
+	return rc;
+}
+
 int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool prov,
 		   size_t max_build, size_t max_states, struct dfa_limit_report *rep)
 {
@@ -564,16 +636,12 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 	acc.trans = xcalloc(1, sizeof(uint32_t));
 	acc.label = xcalloc(1, sizeof(uint32_t));
 	for (size_t i = 0; i < n; i++) {
-		struct dfa_tab prod;
 		uint32_t lab = dfa_fold_rule_label(&f, &rules[i], (uint32_t)i);
 		rc = dfa_tab_of_rule(&f, &rules[i], lab, &rt[i]);
 		if (rc == 0) {
 			own[i] = rt[i].n;
 			anywhere[i] = dfa_tab_anywhere(&rt[i]);
 		}
-		/* by permissions: fold it in now, minimising as we go */
-		if (rc == 0 && !prov)
-			rc = dfa_tab_product(&f, &acc, &rt[i], &prod);
 		if (rc == -E2BIG) {
 			/* this rule broke the bound; then the largest rule automata */
 			dfa_fold_report(rules, i, own, anywhere, i, max_build, rep);
@@ -581,11 +649,18 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		}
 		if (rc)
 			goto out;
-		if (!prov) {
-			dfa_tab_minimize(&prod);
-			dfa_tab_fini(&acc);
-			acc = prod;
+	}
+	if (!prov) {
+		/* by permissions: fold the rules pairwise, level by level, each
+		 * product minimised: O(n log n) products of balanced sizes, where
+		 * folding one rule at a time into a growing automaton is O(n^2) */
+		rc = dfa_fold_balanced(&f, rt, n, &acc);
+		if (rc == -E2BIG) {
+			dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, max_build, rep);
+			goto out;
 		}
+		if (rc)
+			goto out;
 	}
 	if (prov) {
 		/* with provenance: all at once, minimised once below */
