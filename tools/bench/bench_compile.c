@@ -21,7 +21,7 @@ static double now(void)
 
 static const char *const defines[] = { "HOME=/home/dev", "PROJECT=/home/dev/src/app" };
 
-static int bench_file(const char *path)
+static int bench_file(const char *path, const char *label)
 {
 	struct beec_opts o = { .sz = sizeof(o), .defines = defines, .ndefines = 2 };
 	double best_load = 1e9, best_lower = 1e9, best_pack = 1e9;
@@ -60,7 +60,7 @@ static int bench_file(const char *path)
 	}
 	printf("  %-28s %5zu rules  parse+schema %7.2f ms  lower %8.2f ms  codegen+clang+pack %7.1f ms"
 	       "  fs %5zu states  pack %zu bytes\n",
-	       path, rules, best_load * 1e3, best_lower * 1e3, best_pack * 1e3, fs_states, pack_len);
+	       label ? label : path, rules, best_load * 1e3, best_lower * 1e3, best_pack * 1e3, fs_states, pack_len);
 	return 0;
 }
 
@@ -97,7 +97,9 @@ static int bench_generated(unsigned n)
 	fputs(t, f);
 	fclose(f);
 	free(t);
-	int rc = bench_file(path);
+	char label[64];
+	snprintf(label, sizeof(label), "generated, %u globs", n);
+	int rc = bench_file(path, label);
 	unlink(path);
 	return rc;
 }
@@ -143,7 +145,7 @@ int main(int argc, char **argv)
 {
 	printf("beec, best of 3 runs per policy:\n");
 	for (int i = 1; i < argc; i++)
-		if (bench_file(argv[i]) < 0)
+		if (bench_file(argv[i], NULL) < 0)
 			return 1;
 	if (bench_generated(1000) < 0 || bench_generated(10000) < 0)
 		return 1;
