@@ -1,0 +1,390 @@
+/* internal.h: what the modules of libbee share; not part of the API.
+ *
+ *   util.c        errors, stage and backend tables, fault injection, small I/O
+ *   manifest.c    the pack verified and its manifest as C structs
+ *   sysinfo.c     mountinfo (cgroup v2, bpffs), the caller's cgroup, process identity
+ *   check.c       the gates of `bee-load check`
+ *   cgroup.c      the session cgroup: create, kill, remove
+ *   bpf_load.c    libbpf: open the pack's ELF, load, fill maps, pin, attach, detach
+ *   ll.c          the Landlock backend: ruleset from the manifest's plan
+ *   launch.c      the hardened child: clone3 into the cgroup, environment, exec
+ *   audit_log.c   the JSON lines: formatting, time, ring-buffer events
+ *   kaudit.c      Landlock's denials from the kernel audit stream
+ *   registry.c    /run/bee: session records, kernel-audit holds, list, gc
+ *   session.c     the session pipeline (bee_session__*, bee_enclave__run)
+ *   revoke.c      bee_sessions__revoke and the narrowing it computes
+ *   decide.c      bee_decision__query
+ */
+#ifndef BEE_LOADER_INTERNAL_H
+#define BEE_LOADER_INTERNAL_H
+
+#include "libbee.h"
+#include "pack.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- util.c ------------------------------------------------------------------ */
+
+/* Fills e (may be NULL) with stage st, err and "stage: " + the message;
+ * returns err (a negative errno). */
+int bee_fail(struct bee_error *e, enum bee_stage st, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void bee_warnf(bee_warn_fn warn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Test builds (-DBEE_FAULT_INJECTION) fail the stage named by the
+ * environment variable BEE_FAULT with -EIO where the stage starts; other
+ * builds never do. */
+#ifdef BEE_FAULT_INJECTION
+int bee_fault(enum bee_stage st);
+#else
+static inline int bee_fault(enum bee_stage st)
+{
+	(void)st;
+	return 0;
+}
+#endif
+
+/* Whole-file helpers: 0 or a negative errno. */
+int bee_write_file(const char *path, const char *text);          /* existing file, one write */
+int bee_read_file(const char *path, char **out, size_t *len);    /* malloc'ed, NUL-terminated */
+/* Writes text to path atomically (a temporary beside it, then rename),
+ * mode 0600. Not fsync'ed: what it records does not outlive a reboot. */
+int bee_write_atomic(const char *path, const char *text, size_t len);
+/* mkdir -p with mode for each created level. */
+int bee_mkdirs(const char *path, mode_t mode);
+
+/* now as "2026-09-09T06:00:00.123Z" (UTC, milliseconds); buf >= 25 bytes */
+void bee_utc_iso(int64_t realtime_ns, char *buf, size_t size);
+int64_t bee_clock_ns(int clock);
+
+/* 16 random lowercase hex digits. */
+int bee_session_id_new(char out[17]);
+
+/* ---- manifest.c ----------------------------------------------------------------- */
+
+struct bee_mf_hook {
+	const char *program, *section, *attach;
+	bool lsm;
+};
+
+struct bee_mf_map {
+	const char *name, *type, *fill, *image;   /* image NULL when none */
+	uint32_t key_size, value_size, max_entries;
+};
+
+struct bee_mf_rule {
+	unsigned index;
+	const char *domain, *kind, *text;
+	const char *value;          /* env set only */
+	bool pinned;                /* exec only */
+	unsigned line, column;
+};
+
+struct bee_mf_ll_rule {
+	const char *path;
+	bool beneath;
+	uint32_t perms;             /* IR_PERM_READ | WRITE | EXEC */
+	unsigned rule;
+};
+
+/* Everything the loader reads from a pack; strings point into the pack's
+ * manifest and live as long as the pack. */
+struct bee_manifest {
+	const char *name;
+	unsigned audit;                         /* enum bee_audit_mode */
+	const char **defines;
+	size_t ndefines;
+	const char *source;                     /* SOURCE section name */
+	const char *source_name;                /* the policy's file name */
+	struct bee_mf_hook *hooks;
+	size_t nhooks;
+	struct bee_mf_map *maps;
+	size_t nmaps;
+	struct bee_mf_rule *rules;
+	size_t nrules;
+	const json_t *net_prov;                 /* array of arrays of rule indices */
+	bool ll_expressible;
+	const char *ll_reason;
+	long ll_rule;                           /* -1 when none is named */
+	struct bee_mf_ll_rule *ll_rules;
+	size_t nll;
+};
+
+/* Opens and verifies a pack: the reader's checks, then the manifest's
+ * shape, then that every image the manifest names is present and well
+ * formed (automata, LPM entries) and sized as its map. Stage PACK. */
+int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest *m,
+		  struct bee_error *e);
+void bee_manifest_fini(struct bee_manifest *m);
+const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index);
+const struct bee_mf_map *bee_manifest_map(const struct bee_manifest *m, const char *name);
+/* The image section of a map image name ("bee_fs", ...), or NULL. */
+const struct bee_pack_section_info *bee_pack_image(const struct bee_pack *p, const char *name);
+/* "net.connect 127.0.0.1/32:8080/tcp" */
+void bee_rule_format(const struct bee_mf_rule *r, char *buf, size_t size);
+
+/* ---- sysinfo.c ----------------------------------------------------------------- */
+
+/* The first cgroup2 mount (its mount point and the cgroup path of its
+ * root), or -ENOENT. */
+int bee_cgroup2_mount(char *mnt, size_t mntsize, char *root, size_t rootsize);
+/* The bpffs to pin under: /sys/fs/bpf when it is one, else the first bpf
+ * mount of mountinfo; -ENOENT when there is none. */
+int bee_bpffs_find(char *out, size_t size);
+/* 1 when path is the mount point of a bpf file system, else 0. */
+int bee_is_bpffs(const char *path);
+/* The caller's cgroup v2 directory: the cgroup2 mount joined with the
+ * "0::" line of /proc/self/cgroup. */
+int bee_cgroup_self(char *out, size_t size);
+/* The start time of pid (field 22 of /proc/PID/stat), 0 when gone or a
+ * zombie. */
+unsigned long long bee_pid_starttime(pid_t pid);
+/* 1 when pid runs and started at starttime. */
+int bee_pid_alive(pid_t pid, unsigned long long starttime);
+
+/* ---- cgroup.c --------------------------------------------------------------------- */
+
+/* Creates parent/name (0700) and opens it O_DIRECTORY. */
+int bee_cgroup_create(const char *path, int *fd, struct bee_error *e);
+/* Kills every process in the cgroup (cgroup.kill) and waits up to
+ * timeout_ms until it is empty. 0, -ETIMEDOUT, or a negative errno. */
+int bee_cgroup_kill_wait(const char *path, int timeout_ms);
+/* rmdir, retrying while the kernel still counts a dying task (EBUSY). */
+int bee_cgroup_remove(const char *path, int timeout_ms);
+/* 1 when the cgroup has processes, 0 when not, negative errno. */
+int bee_cgroup_populated(const char *path);
+
+/* ---- ll.c (Landlock) ---------------------------------------------------------------- */
+
+int bee_landlock_abi(void);    /* 0 when Landlock is not available */
+/* Builds the ruleset of the manifest's plan for the running kernel's ABI.
+ * Refuses a literal file rule that names a directory (fail closed); a rule
+ * whose path is missing grants nothing (a warning). Stage LANDLOCK. */
+int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *fd, bee_warn_fn warn,
+			 void *warn_ctx, struct bee_error *e);
+/* The landlock_restrict_self flags of this ABI: log the tool's denials
+ * after exec (ABI 7+). */
+unsigned bee_landlock_restrict_flags(int abi);
+
+/* ---- audit_log.c ------------------------------------------------------------------ */
+
+struct bee_audit_log {
+	int fd;                     /* -1: no log running */
+	char *path;
+	bool detail;
+	const char *policy;         /* the manifest's name */
+	int64_t boot_to_real;       /* CLOCK_REALTIME - CLOCK_BOOTTIME, ns */
+};
+
+/* One record as a line: ts, kind, action, resource, decision, then, with
+ * detail, pid, comm, policy and source (each only when given). */
+struct bee_audit_line {
+	int64_t realtime_ns;
+	const char *kind, *action, *decision;
+	const char *resource;
+	size_t resource_len;
+	/* detail */
+	long pid;                   /* < 0: none */
+	const char *comm;           /* NULL: none */
+	const char *source;         /* "bpf", "landlock", "launcher", "revoke", "loader" */
+	const char *reason;         /* NULL: none */
+	long long rule;             /* < 0: none */
+};
+
+/* The line's JSON text with its '\n' (malloc'ed) and its length. Bytes of
+ * the resource that are not UTF-8 become U+FFFD; controls are escaped. */
+char *bee_audit_format(const struct bee_audit_line *l, const char *policy, bool detail,
+		       size_t *len);
+/* Appends the line with one write(2). 0 or a negative errno. */
+int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l);
+/* Opens path for appending (O_APPEND|O_CREAT, 0600), closing any log
+ * already open. */
+int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error *e);
+int bee_audit_close(struct bee_audit_log *log);   /* fsync + close */
+/* Samples CLOCK_REALTIME - CLOCK_BOOTTIME (the pair with the smallest gap). */
+int64_t bee_boot_to_real(void);
+
+struct bee_audit_event;
+/* A ring-buffer record (struct bee_audit_event + path) as a line; returns
+ * -EINVAL for a record that is malformed. The resource text is written to
+ * res (size >= 4200 bytes). */
+int bee_audit_event_line(const void *data, size_t size, int64_t boot_to_real,
+			 struct bee_audit_line *l, char *res, size_t ressize, char *comm);
+/* Formats an endpoint: "1.2.3.4:80", "[::1]:80". */
+void bee_audit_endpoint(int family, const uint8_t *addr, unsigned port, char *buf, size_t size);
+
+/* ---- kaudit.c ----------------------------------------------------------------------- */
+
+struct bee_kaudit;
+struct bee_kaudit_hold;
+
+/* Makes sure the kernel's audit is on while the session needs it (turning
+ * it on when it is off, and remembering that bee did), and subscribes to
+ * its read-only multicast group. Stage AUDIT. */
+int bee_kaudit_open(const char *id, struct bee_kaudit **out, bee_warn_fn warn, void *ctx,
+		    struct bee_error *e);
+int bee_kaudit_fd(const struct bee_kaudit *k);
+/* The pid that calls landlock_restrict_self: its domain is the session's. */
+void bee_kaudit_set_pid(struct bee_kaudit *k, pid_t pid);
+/* Reads what is pending and writes the session's Landlock denials to log
+ * (when log->fd >= 0). */
+int bee_kaudit_read(struct bee_kaudit *k, struct bee_audit_log *log);
+/* Waits until every record queued before this call has been read (a
+ * marker message through the same queue), up to timeout_ms. */
+int bee_kaudit_drain(struct bee_kaudit *k, struct bee_audit_log *log, int timeout_ms);
+/* Unsubscribes and drops this session's hold (turning audit off again
+ * when bee turned it on and no live session holds it). */
+void bee_kaudit_close(struct bee_kaudit *k);
+/* The same for a dead session's hold (gc). */
+void bee_kaudit_release(const char *id);
+
+/* Landlock's audit text parsed: one LANDLOCK_ACCESS record. */
+struct bee_kaudit_access {
+	char domain[32];
+	char blockers[256];
+	char path[4200];
+	bool has_path;
+};
+int bee_kaudit_parse_access(const char *text, size_t len, struct bee_kaudit_access *a);
+/* kind and action of a Landlock blocker list ("fs.read_file,fs.write_file") */
+void bee_kaudit_blockers(const char *blockers, const char **kind, const char **action);
+
+/* ---- launch.c ---------------------------------------------------------------------- */
+
+/* The tool's environment: launcher variables the env automaton allows,
+ * then the policy's set values, then the context; decisions reported
+ * through cb (name, allowed). envp is NULL-terminated and malloc'ed
+ * (free with bee_env_free). */
+typedef void (*bee_env_decision_fn)(void *ctx, const char *name, size_t len, bool allow);
+int bee_env_build(const struct bee_pack *p, const struct bee_manifest *m,
+		  const char *const launcher[], const char *const context[], size_t ncontext,
+		  bee_env_decision_fn cb, void *ctx, char ***envp);
+void bee_env_free(char **envp);
+
+struct bee_launch {
+	const char *const *argv;
+	char *const *envp;
+	int cgroup_fd;
+	int ruleset_fd;             /* -1: no Landlock */
+	unsigned ll_flags;
+};
+
+/* Creates the tool's process in the cgroup, hardens it and execs argv.
+ * Returns 0 with the pid and a pidfd once exec succeeded; otherwise a
+ * failure of stage LAUNCH or EXEC, and the child is reaped. */
+int bee_launch(const struct bee_launch *l, pid_t *pid, int *pidfd, struct bee_error *e);
+
+/* ---- registry.c -------------------------------------------------------------------- */
+
+struct bee_registry_entry {
+	char id[32];
+	pid_t pid;
+	unsigned long long starttime;
+	pid_t tool_pid;
+	char policy[80];
+	char backend[16];
+	char digest[40];
+	char started[32];
+	char cgroup[4096];
+	char bpffs[4096];           /* the session's pin folder */
+	char audit_log[4096];
+	char pack[4096];            /* the session's copy of the pack */
+	bool audit_detail;          /* the log's lines carry the detail keys */
+	unsigned *revoked;
+	size_t nrevoked;
+};
+
+const char *bee_state_dir(const char *opt);
+/* Exclusive lock of the registry (flock on STATE/lock). Returns the fd. */
+int bee_registry_lock(const char *state_dir);
+void bee_registry_unlock(int fd);
+int bee_registry_write(const char *state_dir, const struct bee_registry_entry *r);
+int bee_registry_read(const char *state_dir, const char *id, struct bee_registry_entry *r);
+void bee_registry_entry_fini(struct bee_registry_entry *r);
+int bee_registry_remove(const char *state_dir, const char *id);
+char *bee_registry_pack_path(const char *state_dir, const char *id);
+/* Every id with a record, malloc'ed array of malloc'ed strings. */
+int bee_registry_ids(const char *state_dir, char ***ids, size_t *n);
+/* Every NAME of a file NAME.json in dir (none when dir is missing). */
+int bee_dir_json_names(const char *dir, char ***names, size_t *n);
+/* Removes what a session left: links detached, pins and folder removed,
+ * cgroup killed and removed, kernel-audit hold released, record removed. */
+int bee_registry_clean(const char *state_dir, const struct bee_registry_entry *r, bee_warn_fn warn,
+		       void *ctx);
+
+/* ---- bpf_load.c --------------------------------------------------------------------- */
+
+struct bee_bpf;
+
+struct bee_bpf_opts {
+	const struct bee_pack *pack;
+	const struct bee_manifest *m;
+	bool lsm;                   /* load and attach the lsm_cgroup programs */
+	int cgroup_fd;
+	const char *cgroup;         /* for messages */
+	const char *pin_dir;        /* the session's folder under bpffs */
+	bee_warn_fn warn;
+	void *warn_ctx;
+};
+
+/* load, fill maps, pin, attach: stages LOAD, MAPS, PIN, ATTACH. */
+int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_error *e);
+/* The audit ring buffer and lost counter. */
+int bee_bpf_audit_fds(const struct bee_bpf *b, int *ringbuf_fd, int *lost_fd);
+/* Detaches, unpins, removes the pin folder, closes. NULL is fine. */
+void bee_bpf_close(struct bee_bpf *b);
+/* Removes a pin folder left by a dead session: detaches each pinned link. */
+int bee_bpf_unpin_dir(const char *pin_dir);
+/* The sum of a per-CPU u64 counter (bee_lost). */
+int bee_bpf_percpu_sum(int map_fd, uint64_t *sum);
+/* Pin paths inside a session folder. */
+#define BEE_PIN_MAPS "maps"
+#define BEE_PIN_LINKS "links"
+
+/* ---- decide.c ------------------------------------------------------------------------ */
+
+/* The pack's source compiled again with its defines (parse, build, lower)
+ * and proved to give every one of the pack's images byte for byte.
+ * Stage PACK. pol is released with beec_policy__fini. */
+struct beec_policy;
+int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, struct beec_policy *pol,
+		       struct bee_error *e);
+
+/* ---- revoke.c: the narrowing, on images (for tests too) ------------------------------- */
+
+struct bee_dfa_hdr;
+struct dfa;
+
+struct bee_narrow_report {
+	bool exact;                 /* every state kept its strings' new permissions */
+	unsigned states_lowered;    /* states whose permissions changed */
+	unsigned states_over;       /* states lowered beyond the new policy */
+	char example[256];          /* a string that lost more than the rule gave */
+	uint32_t example_lost;      /* the permission bits it lost too */
+};
+
+/* New permissions for the live image's states from the automaton of the
+ * policy without the revoked rules: for each state, the permissions every
+ * string reaching it keeps (the AND over the product of the two automata).
+ * The table and its size stay; only permission words go down (a torn
+ * update read by a walk is never wider than the old image). Writes the
+ * new image to out (size bytes, as live). -EINVAL when the new automaton
+ * widens anywhere (never from a revoke). */
+int bee_narrow_dfa(const struct bee_dfa_hdr *live, const struct dfa *want, void *out,
+		   struct bee_narrow_report *rep);
+
+struct bee_net_value;
+/* The value of one LPM entry from the rules that contain it (prov: policy
+ * rule indices), leaving out excluded rules; rules are the IR's. Returns
+ * 0, or 1 when more than BEE_NET_MAX_RANGES ranges were needed and the
+ * value was narrowed to the first ones. */
+struct ir_policy;
+int bee_narrow_net_value(const struct ir_policy *ir, const unsigned *prov, size_t nprov,
+			 unsigned dir, unsigned proto, const bool *exclude,
+			 struct bee_net_value *out);
+
+#endif

@@ -1,0 +1,309 @@
+/* libbee.h: bee-load as a library. bee-load (loader/bee-load.c) is a thin
+ * command line over exactly this API.
+ *
+ * The API mirrors what an agent runtime asks of a sandbox:
+ *
+ *   run a command in an enclave     bee_enclave__run, or step by step:
+ *     with injected context          bee_session__open (pack -> cgroup,
+ *                                    programs, maps, Landlock plan),
+ *                                    bee_session__spawn (the hardened tool),
+ *                                    bee_session__poll (audit relay, until
+ *                                    the tool ends), bee_session__close
+ *   start/stop the audit log,       bee_session__audit_start,
+ *     get its path                   bee_session__audit_stop,
+ *                                    bee_session__audit_path
+ *   query a decision                bee_decision__query
+ *   revoke a grant                  bee_sessions__revoke (a live session,
+ *                                    by id, from any process)
+ *   gates, live sessions, cleanup   bee_check__run, bee_sessions__list,
+ *                                    bee_sessions__gc
+ *
+ * Conventions: functions return 0 (or a documented non-negative value) or
+ * a negative errno; a failure also fills the caller's struct bee_error with
+ * the stage that failed and one line that names the subject first and the
+ * cause last, e.g.
+ *
+ *   attach: prog 'bee_file_open': failed to attach to cgroup
+ *   '/sys/fs/cgroup/unified/bee-fetcher-1a2b...': Operation not permitted
+ *
+ * (one line). Nothing here writes to stdout or exits; warnings go to the
+ * warn callback of the options, and libbpf's own messages are routed there
+ * too while a session loads (libbpf_set_print is process-wide).
+ *
+ * Ownership: a struct bee_session owns everything it created in the
+ * kernel and on disk (session cgroup, BPF objects and their pins under
+ * bpffs, registry entry, audit log descriptor) and removes all of it in
+ * bee_session__close, on every path. Strings returned by accessors live
+ * as long as the session. Result structs that hold allocations have a
+ * _fini function. The caller owns everything it passes in; the library
+ * copies what it keeps.
+ *
+ * Privileges: sessions, revoke and gc need root (CAP_BPF, CAP_SYS_ADMIN,
+ * CAP_SETPCAP, CAP_AUDIT_CONTROL for the Landlock audit stream).
+ */
+#ifndef BEE_LIBBEE_H
+#define BEE_LIBBEE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define BEE_LOAD_VERSION "0.1.0"
+#define BEE_STATE_DIR "/run/bee"        /* default registry and kernel-audit state */
+
+/* Why a launch stopped: the stage, the exit status bee-load gives it, its
+ * name in messages, and what it means (README's "bee-load exit status"
+ * table is this list). Every stage before EXEC stops the launch: the tool
+ * never starts. */
+#define BEE_STAGES(X)                                                                            \
+	X(OK, 0, "ok", "success: the tool's own status for run, Allow for query")                 \
+	X(USAGE, 2, "usage", "the command line is wrong")                                         \
+	X(GATE, 65, "gate", "the backend asked for cannot enforce here (check's status too)")      \
+	X(PACK, 66, "pack", "the pack cannot be read, is malformed, or contradicts itself")        \
+	X(REGISTRY, 67, "registry", "the session registry cannot be written")                      \
+	X(AUDIT, 68, "audit", "the audit log cannot be opened, or Landlock's denials cannot be followed") \
+	X(CGROUP, 69, "cgroup", "the session cgroup cannot be created or joined")                 \
+	X(LOAD, 70, "load", "libbpf cannot open or load the pack's BPF object")                   \
+	X(MAPS, 71, "maps", "a map cannot be filled from its image or at session start")           \
+	X(PIN, 72, "pin", "a map or link cannot be pinned under bpffs")                            \
+	X(ATTACH, 73, "attach", "a program cannot be attached to the session cgroup")              \
+	X(LANDLOCK, 74, "landlock", "the Landlock plan cannot be built or enforced")               \
+	X(LAUNCH, 75, "launch", "the tool's process cannot be created or hardened")                \
+	X(REVOKE, 76, "revoke", "a revoke was refused (it would widen, or cannot narrow live)")    \
+	X(SESSION, 77, "session", "no such live session")                                          \
+	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
+
+enum bee_stage {
+#define BEE_STAGE_ENUM(name, status, text, doc) BEE_STAGE_##name,
+	BEE_STAGES(BEE_STAGE_ENUM)
+#undef BEE_STAGE_ENUM
+	BEE_STAGE_COUNT
+};
+
+#define BEE_EXIT_NOT_FOUND 127   /* the EXEC stage when the command does not exist */
+
+const char *bee_stage__name(enum bee_stage s);
+/* The exit status of a failure in stage s (err: its negative errno, which
+ * tells 126 from 127 for EXEC). */
+int bee_stage__exit_status(enum bee_stage s, int err);
+const char *bee_stage__doc(enum bee_stage s);
+
+#define BEE_ERRLEN 1024
+struct bee_error {
+	enum bee_stage stage;
+	int err;                    /* negative errno */
+	char msg[BEE_ERRLEN];       /* "stage: subject: cause", one line */
+};
+
+/* ---- gates ---------------------------------------------------------------- */
+
+#define BEE_GATES(X)                                                            \
+	X(KERNEL, "kernel")           /* release, 6.0+ for BPF_LSM_CGROUP */    \
+	X(LSM, "lsm")                 /* 'bpf' among the active LSMs */         \
+	X(BTF, "btf")                 /* /sys/kernel/btf/vmlinux */              \
+	X(CGROUP2, "cgroup2")         /* a cgroup v2 mount in mountinfo */       \
+	X(BPFFS, "bpffs")             /* a bpf file system to pin under */       \
+	X(PRIVILEGES, "privileges")   /* CAP_BPF, CAP_SYS_ADMIN effective */     \
+	X(LSM_CGROUP, "lsm_cgroup")   /* a BPF_LSM_CGROUP program really loads */ \
+	X(LANDLOCK, "landlock")       /* the Landlock ABI */
+
+enum bee_gate_id {
+#define BEE_GATE_ENUM(name, text) BEE_GATE_##name,
+	BEE_GATES(BEE_GATE_ENUM)
+#undef BEE_GATE_ENUM
+	BEE_GATE_COUNT
+};
+
+struct bee_gate {
+	const char *name;
+	bool ok;
+	char reason[256];
+};
+
+struct bee_check_report {
+	size_t sz;                          /* sizeof(struct bee_check_report) */
+	struct bee_gate gates[BEE_GATE_COUNT];
+	bool bpf_lsm;                       /* the bpf-lsm backend can enforce */
+	char bpf_lsm_reason[320];           /* why not: the first gate that fails */
+	bool landlock;                      /* the landlock backend can enforce */
+	char landlock_reason[320];
+	int landlock_abi;                   /* 0: none */
+	char cgroup2[4096];                 /* the cgroup v2 mount, "" if none */
+	char bpffs[4096];                   /* the bpffs used for pins, "" if none */
+};
+
+/* Probes every gate (loads, never attaches, one minimal BPF_LSM_CGROUP
+ * program). Always returns 0; the report says what failed. */
+int bee_check__run(struct bee_check_report *r);
+
+/* ---- sessions --------------------------------------------------------------- */
+
+#define BEE_BACKENDS(X)                                  \
+	X(AUTO, "auto")           /* bpf-lsm when check passes, else refuse */ \
+	X(BPF_LSM, "bpf-lsm")     /* every program, attached per cgroup */     \
+	X(LANDLOCK, "landlock")   /* fs and exec by Landlock, [net] by cgroup programs */
+
+enum bee_backend {
+#define BEE_BACKEND_ENUM(name, text) BEE_BACKEND_##name,
+	BEE_BACKENDS(BEE_BACKEND_ENUM)
+#undef BEE_BACKEND_ENUM
+};
+
+const char *bee_backend__name(enum bee_backend b);
+/* 0 and *out, or -EINVAL for a name that is none of BEE_BACKENDS. */
+int bee_backend__parse(const char *name, enum bee_backend *out);
+
+typedef void (*bee_warn_fn)(void *ctx, const char *msg);
+
+struct bee_session_opts {
+	size_t sz;                      /* sizeof(struct bee_session_opts) */
+	enum bee_backend backend;
+	/* Injected context: "NAME=VALUE" entries set in the tool's
+	 * environment after the policy's [env] set values (they win). */
+	const char *const *context;
+	size_t ncontext;
+	const char *audit_log;          /* start the audit log at open (NULL: not yet) */
+	bool audit_detail;              /* add pid, comm, policy, ... after the five keys */
+	const char *bpffs;              /* NULL: the bpffs found in /proc/self/mountinfo */
+	const char *state_dir;          /* NULL: BEE_STATE_DIR */
+	bee_warn_fn warn;               /* NULL: warnings are dropped */
+	void *warn_ctx;
+};
+
+struct bee_session;
+
+/* Verifies the pack, picks the backend, cleans stale sessions, registers
+ * the session, opens the audit log (when asked), creates the session
+ * cgroup, loads the BPF object, fills and pins its maps, attaches its
+ * programs and prepares the Landlock ruleset. On failure everything done
+ * so far is undone and *out is NULL. */
+int bee_session__open(const char *pack_path, const struct bee_session_opts *opts,
+		      struct bee_session **out, struct bee_error *e);
+
+/* Starts argv (argv[0] looked up in the tool's PATH when it has no '/')
+ * inside the session: a new process created directly in the session
+ * cgroup, hardened (new session, umask 077, descriptors above 2 closed,
+ * no_new_privs, Landlock for that backend, every capability dropped), with
+ * the environment of launcher_env (NULL: environ) reduced to the policy's
+ * [env] allow, plus [env] set, plus the injected context. Returns 0 once
+ * execve succeeded, or a failure of stage LAUNCH or EXEC (the tool never
+ * ran; its process is gone). Once per session. */
+int bee_session__spawn(struct bee_session *s, const char *const argv[],
+		       const char *const launcher_env[], struct bee_error *e);
+
+/* A descriptor that is readable when bee_session__poll has work: put it in
+ * the caller's own poll loop (next to a signalfd, say). */
+int bee_session__fd(const struct bee_session *s);
+
+/* Relays pending audit events and reaps the tool, waiting up to
+ * timeout_ms (-1: until something happens). Returns 0 while the tool
+ * runs, 1 once it has ended (bee_session__exit_status is then valid),
+ * or a negative errno. */
+int bee_session__poll(struct bee_session *s, int timeout_ms);
+
+/* Sends sig to the tool's process group; SIGKILL kills everything in the
+ * session cgroup (cgroup.kill). */
+int bee_session__kill(struct bee_session *s, int sig);
+
+/* The tool's status as a shell gives it: its exit code, or 128 + the
+ * signal that killed it. -1 before it ended. */
+int bee_session__exit_status(const struct bee_session *s);
+
+const char *bee_session__id(const struct bee_session *s);
+const char *bee_session__cgroup(const struct bee_session *s);
+const char *bee_session__policy(const struct bee_session *s);
+enum bee_backend bee_session__backend(const struct bee_session *s);
+
+/* startAuditLog: appends JSON lines to path (created 0600 if missing)
+ * from now on; stops any log already running. Returns 0 or fails with
+ * stage AUDIT. */
+int bee_session__audit_start(struct bee_session *s, const char *path, struct bee_error *e);
+/* stopAuditLog: flushes (fsync) and closes the log. 0 when none ran. */
+int bee_session__audit_stop(struct bee_session *s);
+/* getAuditLogPath: the running log's path, or NULL. */
+const char *bee_session__audit_path(const struct bee_session *s);
+
+/* Ends the session: kills what is left in the cgroup, drains the audit
+ * streams, fsyncs the log, detaches and unpins everything, removes the
+ * cgroup and the registry entry. NULL is fine. */
+void bee_session__close(struct bee_session *s);
+
+/* createEnclave: open, spawn, poll until the tool ends, close. *status is
+ * the tool's status (as bee_session__exit_status). Signals are not
+ * handled here: a caller that wants SIGINT/SIGTERM forwarded drives the
+ * session itself, as bee-load does. */
+int bee_enclave__run(const char *pack_path, const char *const argv[],
+		     const struct bee_session_opts *opts, int *status, struct bee_error *e);
+
+/* ---- query -------------------------------------------------------------------- */
+
+struct bee_decision {
+	bool allow;
+	bool too_long;              /* a path over the kernel's bound: denied */
+	bool pinned;                /* allowed only as the pinned file */
+	bool injected;              /* env: the policy sets it */
+	unsigned rules[16];         /* the rules that decided, ascending */
+	size_t nrules;
+	char *text;                 /* beec query's explanation (malloc'ed) */
+};
+
+/* Answers KIND ACTION RESOURCE (fs read|write PATH, exec execute PATH,
+ * env read NAME, net connect|bind ADDR:PORT[/PROTO]) as the pack decides
+ * it: the pack's source is compiled again with its defines and must give
+ * the pack's images byte for byte, then walked as beec query walks it.
+ * Fails with stage USAGE for a malformed question, PACK otherwise. */
+int bee_decision__query(const char *pack_path, const char *kind, const char *action,
+			const char *resource, struct bee_decision *d, struct bee_error *e);
+void bee_decision__fini(struct bee_decision *d);
+
+/* ---- live sessions ---------------------------------------------------------------- */
+
+struct bee_session_info {
+	char id[32];
+	pid_t pid;                  /* bee-load's */
+	pid_t tool_pid;             /* 0 before the spawn */
+	bool live;                  /* bee-load still runs */
+	char policy[80];
+	char backend[16];
+	char started[32];           /* UTC, ISO 8601 */
+	char cgroup[4096];
+	char bpffs[4096];
+	char audit_log[4096];       /* "" when none */
+	unsigned nrevoked;
+};
+
+/* Every registered session (live or stale) of state_dir (NULL: default),
+ * sorted by start time. *out is malloc'ed; free() it. */
+int bee_sessions__list(const char *state_dir, struct bee_session_info **out, size_t *n,
+		       struct bee_error *e);
+
+/* Removes every session whose bee-load is gone: detaches and unpins its
+ * programs and maps, kills what is left in its cgroup, removes the cgroup
+ * and its registry entry. Returns how many it cleaned. */
+int bee_sessions__gc(const char *state_dir, bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
+
+struct bee_revoke_opts {
+	size_t sz;                  /* sizeof(struct bee_revoke_opts) */
+	const char *state_dir;      /* NULL: default */
+	bee_warn_fn warn;
+	void *warn_ctx;
+};
+
+struct bee_revoke_result {
+	unsigned rule;              /* the revoked rule's index */
+	char text[4200];            /* e.g. "net.connect 127.0.0.1/32:8080/tcp" */
+	bool exact;                 /* the session now decides exactly as the
+				     * policy without the rule; false: some
+				     * other grants narrowed too (see note) */
+	char note[1024];
+};
+
+/* Removes grant RULE (its index, or its text as `beec show` lists it)
+ * from live session id, through its pinned maps, and appends a record of
+ * it to the session's audit log. Only narrows: a deny rule, an env rule,
+ * or (under the landlock backend) an fs or exec rule is refused with stage
+ * REVOKE; an unknown session fails with stage SESSION. */
+int bee_sessions__revoke(const char *id, const char *rule, const struct bee_revoke_opts *opts,
+			 struct bee_revoke_result *r, struct bee_error *e);
+
+#endif

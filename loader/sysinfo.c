@@ -1,0 +1,186 @@
+/* sysinfo.c: where cgroup v2 and bpffs are mounted (from
+ * /proc/self/mountinfo, never assumed), the caller's own cgroup, and a
+ * process's identity (pid and start time, so a reused pid is not taken
+ * for a live bee-load). */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void mi_unescape(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; r++) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 3;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*w = '\0';
+}
+
+struct mi_entry {
+	char *root, *mnt, *fstype;
+};
+
+/* Splits one mountinfo line in place. */
+static int mi_split(char *line, struct mi_entry *m)
+{
+	char *f[6];
+	char *save = NULL, *p = line;
+	for (int i = 0; i < 6; i++) {
+		f[i] = strtok_r(p, " ", &save);
+		p = NULL;
+		if (!f[i])
+			return -1;
+	}
+	/* optional fields up to "-", then fstype */
+	char *t;
+	while ((t = strtok_r(NULL, " ", &save)) && strcmp(t, "-") != 0)
+		;
+	if (!t || !(m->fstype = strtok_r(NULL, " ", &save)))
+		return -1;
+	m->root = f[3];
+	m->mnt = f[4];
+	mi_unescape(m->root);
+	mi_unescape(m->mnt);
+	return 0;
+}
+
+/* Calls fn for each mount of fstype; stops when fn returns non-zero. */
+static int mi_each(const char *fstype, int (*fn)(const struct mi_entry *, void *), void *ctx)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	char *line = NULL;
+	size_t cap = 0;
+	int r = 0;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		struct mi_entry m;
+		if (mi_split(line, &m) == 0 && strcmp(m.fstype, fstype) == 0 && (r = fn(&m, ctx)) != 0)
+			break;
+	}
+	free(line);
+	fclose(f);
+	return r;
+}
+
+struct mi_copy {
+	char *mnt, *root;
+	size_t mntsize, rootsize;
+	const char *want;   /* a mount point to look for, or NULL for the first */
+};
+
+static int mi_take(const struct mi_entry *m, void *ctx)
+{
+	struct mi_copy *c = ctx;
+	if (c->want && strcmp(c->want, m->mnt) != 0)
+		return 0;
+	snprintf(c->mnt, c->mntsize, "%s", m->mnt);
+	if (c->root)
+		snprintf(c->root, c->rootsize, "%s", m->root);
+	return 1;
+}
+
+int bee_cgroup2_mount(char *mnt, size_t mntsize, char *root, size_t rootsize)
+{
+	struct mi_copy c = { mnt, root, mntsize, rootsize, NULL };
+	int r = mi_each("cgroup2", mi_take, &c);
+	return r == 1 ? 0 : r < 0 ? r : -ENOENT;
+}
+
+int bee_is_bpffs(const char *path)
+{
+	char buf[4096];
+	struct mi_copy c = { buf, NULL, sizeof(buf), 0, path };
+	return mi_each("bpf", mi_take, &c) == 1;
+}
+
+int bee_bpffs_find(char *out, size_t size)
+{
+	if (bee_is_bpffs("/sys/fs/bpf")) {
+		snprintf(out, size, "/sys/fs/bpf");
+		return 0;
+	}
+	struct mi_copy c = { out, NULL, size, 0, NULL };
+	int r = mi_each("bpf", mi_take, &c);
+	return r == 1 ? 0 : r < 0 ? r : -ENOENT;
+}
+
+int bee_cgroup_self(char *out, size_t size)
+{
+	char mnt[4096], root[4096];
+	int r = bee_cgroup2_mount(mnt, sizeof(mnt), root, sizeof(root));
+	if (r)
+		return r;
+	char *text = NULL;
+	r = bee_read_file("/proc/self/cgroup", &text, NULL);
+	if (r)
+		return r;
+	r = -ENOENT;
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "0::", 3) != 0)
+			continue;
+		const char *cg = line + 3;
+		/* the mount shows the hierarchy from its root: strip it */
+		size_t rl = strlen(root);
+		if (strcmp(root, "/") != 0) {
+			if (strncmp(cg, root, rl) != 0 || (cg[rl] != '/' && cg[rl] != '\0')) {
+				r = -EXDEV;   /* our cgroup is outside what the mount shows */
+				break;
+			}
+			cg += rl;
+		}
+		while (*cg == '/')
+			cg++;
+		int n = *cg ? snprintf(out, size, "%s/%s", mnt, cg) : snprintf(out, size, "%s", mnt);
+		r = n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+		break;
+	}
+	free(text);
+	return r;
+}
+
+unsigned long long bee_pid_starttime(pid_t pid)
+{
+	char path[64], *text = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (bee_read_file(path, &text, NULL))
+		return 0;
+	/* comm may hold spaces and parentheses: fields restart after the last ')' */
+	char *p = strrchr(text, ')');
+	unsigned long long st = 0;
+	/* a zombie has ended: field 3, the state, is Z (or X) */
+	if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+		p = NULL;
+	if (p) {
+		int field = 2;
+		for (char *tok = strtok(p + 1, " "); tok; tok = strtok(NULL, " ")) {
+			if (++field == 22) {
+				st = strtoull(tok, NULL, 10);
+				break;
+			}
+		}
+	}
+	free(text);
+	return st;
+}
+
+int bee_pid_alive(pid_t pid, unsigned long long starttime)
+{
+	if (pid <= 0)
+		return 0;
+	unsigned long long st = bee_pid_starttime(pid);
+	return st != 0 && st == starttime;
+}

@@ -1,0 +1,260 @@
+/* util.c: errors, the stage and backend tables, fault injection, files,
+ * clocks and session ids. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+const char *bee_stage__name(enum bee_stage s)
+{
+	switch (s) {
+#define BEE_STAGE_NAME(name, status, text, doc) case BEE_STAGE_##name: return text;
+	BEE_STAGES(BEE_STAGE_NAME)
+#undef BEE_STAGE_NAME
+	case BEE_STAGE_COUNT:
+		break;
+	}
+	return "unknown";
+}
+
+const char *bee_stage__doc(enum bee_stage s)
+{
+	switch (s) {
+#define BEE_STAGE_DOC(name, status, text, doc) case BEE_STAGE_##name: return doc;
+	BEE_STAGES(BEE_STAGE_DOC)
+#undef BEE_STAGE_DOC
+	case BEE_STAGE_COUNT:
+		break;
+	}
+	return "";
+}
+
+int bee_stage__exit_status(enum bee_stage s, int err)
+{
+	if (s == BEE_STAGE_EXEC && (err == -ENOENT || err == -ENOTDIR))
+		return BEE_EXIT_NOT_FOUND;
+	switch (s) {
+#define BEE_STAGE_STATUS(name, status, text, doc) case BEE_STAGE_##name: return status;
+	BEE_STAGES(BEE_STAGE_STATUS)
+#undef BEE_STAGE_STATUS
+	case BEE_STAGE_COUNT:
+		break;
+	}
+	return 1;
+}
+
+const char *bee_backend__name(enum bee_backend b)
+{
+	switch (b) {
+#define BEE_BACKEND_NAME(name, text) case BEE_BACKEND_##name: return text;
+	BEE_BACKENDS(BEE_BACKEND_NAME)
+#undef BEE_BACKEND_NAME
+	}
+	return "unknown";
+}
+
+int bee_backend__parse(const char *name, enum bee_backend *out)
+{
+#define BEE_BACKEND_PARSE(n, text)          \
+	if (strcmp(name, text) == 0) {      \
+		*out = BEE_BACKEND_##n;     \
+		return 0;                   \
+	}
+	BEE_BACKENDS(BEE_BACKEND_PARSE)
+#undef BEE_BACKEND_PARSE
+	return -EINVAL;
+}
+
+int bee_fail(struct bee_error *e, enum bee_stage st, int err, const char *fmt, ...)
+{
+	if (!e)
+		return err;
+	e->stage = st;
+	e->err = err;
+	int n = snprintf(e->msg, sizeof(e->msg), "%s: ", bee_stage__name(st));
+	if (n < 0 || (size_t)n >= sizeof(e->msg))
+		n = 0;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->msg + n, sizeof(e->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	/* one line: a message quoting the kernel or libbpf must stay one */
+	for (char *p = e->msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return err;
+}
+
+void bee_warnf(bee_warn_fn warn, void *ctx, const char *fmt, ...)
+{
+	if (!warn)
+		return;
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	warn(ctx, buf);
+}
+
+#ifdef BEE_FAULT_INJECTION
+int bee_fault(enum bee_stage st)
+{
+	const char *f = getenv("BEE_FAULT");
+	return f && strcmp(f, bee_stage__name(st)) == 0 ? -EIO : 0;
+}
+#endif
+
+int bee_write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(text);
+	ssize_t n = write(fd, text, len);
+	int err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	close(fd);
+	return err;
+}
+
+int bee_read_file(const char *path, char **out, size_t *len)
+{
+	int err = 0;
+	size_t cap = 4096, n = 0;
+	char *buf = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (n + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len)
+		*len = n;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+int bee_write_atomic(const char *path, const char *text, size_t len)
+{
+	char tmp[PATH_MAX];
+	int err = 0;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		off += (size_t)w;
+	}
+	/* no fsync: the registry describes kernel objects that a reboot removes
+	 * anyway; the rename alone keeps it whole when a process dies */
+	if (rename(tmp, path) < 0)
+		err = -errno;
+out:
+	close(fd);
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+int bee_mkdirs(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int64_t bee_clock_ns(int clock)
+{
+	struct timespec ts;
+	clock_gettime(clock, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void bee_utc_iso(int64_t ns, char *buf, size_t size)
+{
+	/* floor division, so that times before 1970 still round down */
+	int64_t sec = ns / 1000000000, rem = ns % 1000000000;
+	if (rem < 0) {
+		rem += 1000000000;
+		sec--;
+	}
+	time_t t = (time_t)sec;
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(rem / 1000000));
+}
+
+int bee_session_id_new(char out[17])
+{
+	uint8_t b[8];
+	size_t got = 0;
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		got += (size_t)n;
+	}
+	for (int i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
