@@ -1,0 +1,443 @@
+/* bpf_load.c: the pack's BPF object in the kernel, for one session.
+ *
+ *   load    bpf_object__open_mem of the pack's ELF; every program and map
+ *           checked against the manifest (names, sections, key and value
+ *           sizes, entries), so the pack cannot load something its
+ *           manifest does not say; the lsm_cgroup programs' autoload off
+ *           unless the backend is bpf-lsm; bpf_object__load
+ *   maps    bee_fs, bee_exec: key 0 = the automaton image; bee_net4/6:
+ *           each record of the image is key then value; bee_pins: the
+ *           (dev, ino) of each pinned exec rule's file, stat'ed now;
+ *           bee_state: generation 1
+ *   pin     every map under PIN_DIR/maps/NAME
+ *   attach  every loaded program to the session cgroup (BPF links, which
+ *           the kernel detaches when the last reference goes), each link
+ *           pinned under PIN_DIR/links/PROG so that revoke and gc can find
+ *           the session from another process
+ *
+ * Nothing is ever attached anywhere but the session's own cgroup.
+ */
+#include "internal.h"
+
+#include "bee_net.h"
+#include "bee_session.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+struct bee_bpf {
+	struct bpf_object *obj;
+	struct bpf_link **links;
+	size_t nlinks;
+	char *pin_dir;
+	bool pin_dir_made;
+	bee_warn_fn warn;
+	void *warn_ctx;
+};
+
+/* libbpf's messages while this thread loads: the last one is often the
+ * cause a failure message needs; all warnings go to the session's warn. */
+static __thread struct bee_bpf *print_to;
+static __thread char last_msg[512];
+
+static int bpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	char buf[512];
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	while (n > 0 && (size_t)n < sizeof(buf) && buf[n - 1] == '\n')
+		buf[--n] = '\0';
+	if (n > 0) {
+		snprintf(last_msg, sizeof(last_msg), "%s", buf);
+		if (print_to && print_to->warn)
+			print_to->warn(print_to->warn_ctx, buf);
+	}
+	return 0;
+}
+
+static const char *map_type_name(enum bpf_map_type t)
+{
+	switch (t) {
+	case BPF_MAP_TYPE_HASH: return "hash";
+	case BPF_MAP_TYPE_ARRAY: return "array";
+	case BPF_MAP_TYPE_PERCPU_ARRAY: return "percpu_array";
+	case BPF_MAP_TYPE_LPM_TRIE: return "lpm_trie";
+	case BPF_MAP_TYPE_SK_STORAGE: return "sk_storage";
+	case BPF_MAP_TYPE_RINGBUF: return "ringbuf";
+	case BPF_MAP_TYPE_INODE_STORAGE: return "inode_storage";
+	case BPF_MAP_TYPE_TASK_STORAGE: return "task_storage";
+	default: return "?";
+	}
+}
+
+static const struct bee_mf_hook *hook_of(const struct bee_manifest *m, const char *prog)
+{
+	for (size_t i = 0; i < m->nhooks; i++)
+		if (strcmp(m->hooks[i].program, prog) == 0)
+			return &m->hooks[i];
+	return NULL;
+}
+
+/* The object says what the manifest says, and nothing more. */
+static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bool lsm,
+			struct bee_error *e)
+{
+	struct bpf_program *prog;
+	size_t seen = 0;
+	bpf_object__for_each_program(prog, obj) {
+		const char *name = bpf_program__name(prog);
+		const struct bee_mf_hook *h = hook_of(m, name);
+		bool is_lsm = bpf_program__type(prog) == BPF_PROG_TYPE_LSM;
+		if (!h)
+			return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+					"prog '%s': in the BPF object but not in the manifest's hooks", name);
+		if (strcmp(bpf_program__section_name(prog), h->section) != 0 || h->lsm != is_lsm)
+			return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+					"prog '%s': section '%s' is not the manifest's '%s'", name,
+					bpf_program__section_name(prog), h->section);
+		bpf_program__set_autoload(prog, lsm || !is_lsm);
+		seen++;
+	}
+	if (seen != m->nhooks)
+		return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+				"the manifest lists %zu hooks, the BPF object has %zu programs", m->nhooks, seen);
+	for (size_t i = 0; i < m->nmaps; i++) {
+		const struct bee_mf_map *mm = &m->maps[i];
+		struct bpf_map *map = bpf_object__find_map_by_name(obj, mm->name);
+		if (!map)
+			return bee_fail(e, BEE_STAGE_PACK, -EINVAL, "map '%s': in the manifest but not in the BPF object",
+					mm->name);
+		uint32_t ks = bpf_map__key_size(map), vs = bpf_map__value_size(map);
+		uint32_t me = bpf_map__max_entries(map);
+		const char *t = map_type_name(bpf_map__type(map));
+		if (strcmp(t, mm->type) != 0 || (mm->key_size && ks != mm->key_size) ||
+		    (mm->value_size && vs != mm->value_size) || me != mm->max_entries)
+			return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+					"map '%s': the object has %s key %u value %u entries %u, the manifest %s %u %u %u",
+					mm->name, t, ks, vs, me, mm->type, mm->key_size, mm->value_size,
+					mm->max_entries);
+	}
+	return 0;
+}
+
+static int map_fd(struct bpf_object *obj, const char *name, struct bee_error *e)
+{
+	struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
+	int fd = map ? bpf_map__fd(map) : -ENOENT;
+	if (fd < 0)
+		return bee_fail(e, BEE_STAGE_MAPS, -ENOENT, "map '%s': not in the loaded object", name);
+	return fd;
+}
+
+/* Each pinned exec rule's file as the kernel names it now. */
+static int fill_pins(struct bee_bpf *b, const struct bee_manifest *m, struct bee_error *e)
+{
+	int fd = map_fd(b->obj, "bee_pins", e);
+	if (fd < 0)
+		return fd;
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
+		struct stat st;
+		if (!r->pinned)
+			continue;
+		if (stat(r->text, &st) < 0) {
+			/* no entry: the pin grants nothing (fail closed) */
+			bee_warnf(b->warn, b->warn_ctx, "maps: pinned rule %u '%s': %s: it grants nothing", r->index,
+				  r->text, strerror(errno));
+			continue;
+		}
+		struct bee_pin_key k = { .ino = st.st_ino, .dev = bee_pin_dev(major(st.st_dev), minor(st.st_dev)) };
+		struct bee_pin_value v = { .rule = r->index };
+		if (bpf_map_update_elem(fd, &k, &v, BPF_ANY) < 0)
+			return bee_fail(e, BEE_STAGE_MAPS, -errno, "map 'bee_pins': rule %u '%s': %s", r->index,
+					r->text, strerror(errno));
+	}
+	return 0;
+}
+
+static int fill_maps(struct bee_bpf *b, const struct bee_pack *p, const struct bee_manifest *m,
+		     struct bee_error *e)
+{
+	int err = bee_fault(BEE_STAGE_MAPS);
+	if (err)
+		return bee_fail(e, BEE_STAGE_MAPS, err, "injected fault");
+	for (size_t i = 0; i < m->nmaps; i++) {
+		const struct bee_mf_map *mm = &m->maps[i];
+		if (!mm->image)
+			continue;
+		const struct bee_pack_section_info *s = bee_pack_image(p, mm->image);
+		int fd = map_fd(b->obj, mm->name, e);
+		if (fd < 0)
+			return fd;
+		if (strcmp(mm->type, "array") == 0) {
+			uint32_t zero = 0;
+			if (bpf_map_update_elem(fd, &zero, s->data, BPF_ANY) < 0)
+				return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': image '%s': %s", mm->name,
+						mm->image, strerror(errno));
+			continue;
+		}
+		for (uint64_t r = 0; r < s->elem_count; r++) {
+			const uint8_t *rec = (const uint8_t *)s->data + r * s->elem_width;
+			if (bpf_map_update_elem(fd, rec, rec + mm->key_size, BPF_NOEXIST) < 0)
+				return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': record %llu: %s", mm->name,
+						(unsigned long long)r, strerror(errno));
+		}
+	}
+	err = fill_pins(b, m, e);
+	if (err)
+		return err;
+	int fd = map_fd(b->obj, "bee_state", e);
+	uint32_t zero = 0;
+	struct bee_state st = { .gen = 1 };
+	if (fd < 0)
+		return fd;
+	if (bpf_map_update_elem(fd, &zero, &st, BPF_ANY) < 0)
+		return bee_fail(e, BEE_STAGE_MAPS, -errno, "map 'bee_state': %s", strerror(errno));
+	return 0;
+}
+
+static int pin_maps(struct bee_bpf *b, struct bee_error *e)
+{
+	char path[PATH_MAX];
+	int err = bee_fault(BEE_STAGE_PIN);
+	if (err)
+		return bee_fail(e, BEE_STAGE_PIN, err, "'%s': injected fault", b->pin_dir);
+	/* the folder's parent may be shared by sessions; the folder is ours alone */
+	snprintf(path, sizeof(path), "%s", b->pin_dir);
+	char *slash = strrchr(path, '/');
+	if (slash) {
+		*slash = '\0';
+		if ((err = bee_mkdirs(path, 0700)) < 0)
+			return bee_fail(e, BEE_STAGE_PIN, err, "cannot create '%s': %s", path, strerror(-err));
+	}
+	if (mkdir(b->pin_dir, 0700) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", b->pin_dir, strerror(errno));
+	b->pin_dir_made = true;
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS, b->pin_dir);
+	if (mkdir(path, 0700) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_LINKS, b->pin_dir);
+	if (mkdir(path, 0700) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", path, strerror(errno));
+	struct bpf_map *map;
+	bpf_object__for_each_map(map, b->obj) {
+		snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS "/%s", b->pin_dir, bpf_map__name(map));
+		if ((err = bpf_map__pin(map, path)) < 0)
+			return bee_fail(e, BEE_STAGE_PIN, err, "map '%s': cannot pin at '%s': %s", bpf_map__name(map),
+					path, strerror(-err));
+	}
+	return 0;
+}
+
+static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, struct bee_error *e)
+{
+	char path[PATH_MAX];
+	int err = bee_fault(BEE_STAGE_ATTACH);
+	if (err)
+		return bee_fail(e, BEE_STAGE_ATTACH, err, "'%s': injected fault", cgroup);
+	struct bpf_program *prog;
+	size_t n = 0;
+	bpf_object__for_each_program(prog, b->obj)
+		n++;
+	b->links = calloc(n + 1, sizeof(*b->links));
+	if (!b->links)
+		return bee_fail(e, BEE_STAGE_ATTACH, -ENOMEM, "out of memory");
+	bpf_object__for_each_program(prog, b->obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
+		const char *name = bpf_program__name(prog);
+		/* libbpf 1.1 attaches BPF_LSM_CGROUP through the same link_create */
+		struct bpf_link *l = bpf_program__attach_cgroup(prog, cgroup_fd);
+		err = libbpf_get_error(l);
+		if (err)
+			return bee_fail(e, BEE_STAGE_ATTACH, err, "prog '%s': failed to attach to cgroup '%s': %s",
+					name, cgroup, strerror(-err));
+		b->links[b->nlinks++] = l;
+		snprintf(path, sizeof(path), "%s/" BEE_PIN_LINKS "/%s", b->pin_dir, name);
+		if ((err = bpf_link__pin(l, path)) < 0)
+			return bee_fail(e, BEE_STAGE_PIN, err, "link of prog '%s': cannot pin at '%s': %s", name, path,
+					strerror(-err));
+	}
+	return 0;
+}
+
+/* Without its lsm_cgroup programs the object needs no kernel types: only
+ * those programs carry CO-RE relocations, and libbpf relocates only the
+ * programs it loads. Still, an object with relocations makes libbpf parse
+ * the kernel's whole BTF (several MB, about 7 ms here) unless it is given
+ * a BTF to use instead: an empty one, in a memfd. */
+static int empty_btf_fd(void)
+{
+	static const struct {
+		uint16_t magic;
+		uint8_t version, flags;
+		uint32_t hdr_len, type_off, type_len, str_off, str_len;
+		char strs[4];
+	} btf = { 0xeB9F, 1, 0, 24, 0, 0, 0, 1, "" };
+	int fd = memfd_create("bee-empty-btf", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, &btf, 24 + 1) != 25) {
+		close(fd);
+		return -EIO;
+	}
+	return fd;
+}
+
+int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_error *e)
+{
+	char btf_path[64];
+	int btf_fd = -1;
+	struct bee_bpf *b = calloc(1, sizeof(*b));
+	int err;
+	*out = NULL;
+	if (!b || !(b->pin_dir = strdup(o->pin_dir))) {
+		free(b);
+		return bee_fail(e, BEE_STAGE_LOAD, -ENOMEM, "out of memory");
+	}
+	b->warn = o->warn;
+	b->warn_ctx = o->warn_ctx;
+	print_to = b;
+	last_msg[0] = '\0';
+	libbpf_print_fn_t old = libbpf_set_print(bpf_print);
+	if ((err = bee_fault(BEE_STAGE_LOAD)) < 0) {
+		bee_fail(e, BEE_STAGE_LOAD, err, "injected fault");
+		goto fail;
+	}
+	const struct bee_pack_section_info *elf = bee_pack__find(o->pack, BEE_PACK_ELF, NULL);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = o->m->name);
+	if (!o->lsm && (btf_fd = empty_btf_fd()) >= 0) {
+		snprintf(btf_path, sizeof(btf_path), "/proc/self/fd/%d", btf_fd);
+		oo.btf_custom_path = btf_path;
+	}
+	b->obj = bpf_object__open_mem(elf->data, elf->size, &oo);
+	err = libbpf_get_error(b->obj);
+	if (err) {
+		b->obj = NULL;
+		bee_fail(e, BEE_STAGE_LOAD, err, "BPF object '%s': cannot open: %s%s%s", elf->name, strerror(-err),
+			 *last_msg ? ": " : "", last_msg);
+		goto fail;
+	}
+	if ((err = object_check(b->obj, o->m, o->lsm, e)) < 0)
+		goto fail;
+	err = bpf_object__load(b->obj);
+	if (err) {
+		bee_fail(e, BEE_STAGE_LOAD, err, "BPF object '%s': %s%s%s", elf->name, strerror(-err),
+			 *last_msg ? ": " : "", last_msg);
+		goto fail;
+	}
+	if ((err = fill_maps(b, o->pack, o->m, e)) < 0 || (err = pin_maps(b, e)) < 0 ||
+	    (err = attach_all(b, o->cgroup_fd, o->cgroup, e)) < 0)
+		goto fail;
+	libbpf_set_print(old);
+	print_to = NULL;
+	if (btf_fd >= 0)
+		close(btf_fd);
+	*out = b;
+	return 0;
+fail:
+	libbpf_set_print(old);
+	print_to = NULL;
+	if (btf_fd >= 0)
+		close(btf_fd);
+	bee_bpf_close(b);
+	return err;
+}
+
+int bee_bpf_audit_fds(const struct bee_bpf *b, int *ringbuf_fd, int *lost_fd)
+{
+	struct bpf_map *rb = bpf_object__find_map_by_name(b->obj, "bee_audit");
+	struct bpf_map *lost = bpf_object__find_map_by_name(b->obj, "bee_lost");
+	if (!rb || !lost)
+		return -ENOENT;
+	*ringbuf_fd = bpf_map__fd(rb);
+	*lost_fd = bpf_map__fd(lost);
+	return 0;
+}
+
+int bee_bpf_percpu_sum(int fd, uint64_t *sum)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	if (ncpu <= 0)
+		return ncpu < 0 ? ncpu : -EINVAL;
+	uint64_t *v = calloc((size_t)ncpu, sizeof(*v));
+	uint32_t zero = 0;
+	if (!v)
+		return -ENOMEM;
+	int err = bpf_map_lookup_elem(fd, &zero, v) < 0 ? -errno : 0;
+	*sum = 0;
+	for (int i = 0; !err && i < ncpu; i++)
+		*sum += v[i];
+	free(v);
+	return err;
+}
+
+static void rmdir_files(const char *dir, bool links)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (links) {
+			int fd = bpf_obj_get(path);
+			if (fd >= 0) {
+				bpf_link_detach(fd);
+				close(fd);
+			}
+		}
+		unlink(path);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+int bee_bpf_unpin_dir(const char *pin_dir)
+{
+	char path[PATH_MAX];
+	if (access(pin_dir, F_OK) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_LINKS, pin_dir);
+	rmdir_files(path, true);
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS, pin_dir);
+	rmdir_files(path, false);
+	return rmdir(pin_dir) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+void bee_bpf_close(struct bee_bpf *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nlinks; i++) {
+		bpf_link__unpin(b->links[i]);
+		bpf_link__destroy(b->links[i]);   /* detaches */
+	}
+	free(b->links);
+	if (b->obj) {
+		struct bpf_map *map;
+		bpf_object__for_each_map(map, b->obj)
+			if (bpf_map__is_pinned(map))
+				bpf_map__unpin(map, NULL);
+		bpf_object__close(b->obj);
+	}
+	/* whatever is left in the folder (a pin made before a failure) goes too */
+	if (b->pin_dir_made)
+		bee_bpf_unpin_dir(b->pin_dir);
+	free(b->pin_dir);
+	free(b);
+}

@@ -1,0 +1,611 @@
+/* session.c: one session, from a pack to a torn-down cgroup.
+ *
+ *   bee_session__open    pack -> gate -> registry -> audit log -> cgroup ->
+ *                        load -> maps -> pin -> attach -> Landlock ruleset
+ *   bee_session__spawn   environment -> hardened process in the cgroup -> exec
+ *   bee_session__poll    ring buffer, lost counter, Landlock's audit records,
+ *                        the tool's end
+ *   bee_session__close   kill what is left, drain, fsync, detach, unpin,
+ *                        remove the cgroup and the registry entry
+ *
+ * Every stage that fails stops the launch with its own stage (libbee.h's
+ * BEE_STAGES) and bee_session__open undoes all earlier ones: the tool
+ * never runs unconfined or half-confined.
+ */
+#include "internal.h"
+
+#include "bee_audit.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+struct bee_session {
+	char id[17];
+	char *state_dir, *bpffs_opt;
+	char **context;
+	size_t ncontext;
+	bee_warn_fn warn;
+	void *warn_ctx;
+
+	struct bee_pack *pack;
+	struct bee_manifest mf;
+	enum bee_backend backend;
+	int ll_abi;
+
+	bool registered;
+	struct bee_registry_entry reg;
+	char cgroup[PATH_MAX];
+	int cgroup_fd;
+	bool cgroup_made;
+	struct bee_bpf *bpf;
+	int ruleset_fd;
+
+	struct bee_audit_log log;
+	struct bee_kaudit *ka;
+	struct ring_buffer *rb;
+	int lost_fd;
+	uint64_t lost_seen;
+
+	int epfd, clock_fd;
+	pid_t tool_pid;
+	int pidfd;
+	bool spawned, ended;
+	int status;                 /* shell style, once ended */
+	char res[4200], comm[17];   /* scratch of the event callback */
+};
+
+#define KAUDIT_DRAIN_MS 500
+#define KILL_WAIT_MS 2000
+
+/* ---- audit relay -------------------------------------------------------------------- */
+
+static void audit_warn(struct bee_session *s, int err)
+{
+	bee_warnf(s->warn, s->warn_ctx, "audit log '%s': %s", s->log.path ? s->log.path : "?", strerror(-err));
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct bee_session *s = ctx;
+	struct bee_audit_line l;
+	if (s->log.fd < 0)
+		return 0;
+	if (bee_audit_event_line(data, size, s->log.boot_to_real, &l, s->res, sizeof(s->res), s->comm) < 0) {
+		bee_warnf(s->warn, s->warn_ctx, "audit: a malformed record of %zu bytes from the ring buffer", size);
+		return 0;
+	}
+	int err = bee_audit_write(&s->log, &l);
+	if (err)
+		audit_warn(s, err);
+	return 0;
+}
+
+/* An overrun is a record of its own: "bee:audit-lost:N", N the records
+ * the programs could not put in the ring buffer since the last one. */
+static void check_lost(struct bee_session *s)
+{
+	uint64_t sum;
+	if (s->lost_fd < 0 || bee_bpf_percpu_sum(s->lost_fd, &sum) < 0 || sum <= s->lost_seen)
+		return;
+	char res[64];
+	snprintf(res, sizeof(res), "bee:audit-lost:%llu", (unsigned long long)(sum - s->lost_seen));
+	s->lost_seen = sum;
+	struct bee_audit_line l = {
+		.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = "Process", .action = "Read",
+		.resource = res, .resource_len = strlen(res), .decision = "Deny", .pid = -1,
+		.source = "loader", .reason = "ring buffer overrun", .rule = -1,
+	};
+	int err = bee_audit_write(&s->log, &l);
+	if (err)
+		audit_warn(s, err);
+}
+
+static void relay(struct bee_session *s)
+{
+#ifdef BEE_FAULT_INJECTION
+	/* tests: hold the ring buffer until the tool ends, so it overruns */
+	const char *f = getenv("BEE_FAULT");
+	if (f && strcmp(f, "relay-stall") == 0 && !s->ended)
+		return;
+#endif
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+	check_lost(s);
+	if (s->ka) {
+		int err = bee_kaudit_read(s->ka, &s->log);
+		if (err)
+			bee_warnf(s->warn, s->warn_ctx, "kernel audit: %s", strerror(-err));
+	}
+}
+
+/* Environment decisions: the launcher's own, logged by the [audit] mode. */
+static void on_env(void *ctx, const char *name, size_t len, bool allow)
+{
+	struct bee_session *s = ctx;
+	if (s->mf.audit == BEE_AUDIT_MODE_NONE || (s->mf.audit == BEE_AUDIT_MODE_DENY && allow))
+		return;
+	struct bee_audit_line l = {
+		.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = "Environment", .action = "Read",
+		.resource = name, .resource_len = len, .decision = allow ? "Allow" : "Deny",
+		.pid = getpid(), .comm = "bee-load", .source = "launcher",
+		.reason = allow ? "granted" : "not granted", .rule = -1,
+	};
+	int err = bee_audit_write(&s->log, &l);
+	if (err)
+		audit_warn(s, err);
+}
+
+/* The wall clock moved: take the offset again (a TFD_TIMER_CANCEL_ON_SET
+ * timer says so). */
+static void clock_arm(struct bee_session *s)
+{
+	struct itimerspec its = { .it_value = { .tv_sec = (time_t)1 << 40 } };
+	s->log.boot_to_real = bee_boot_to_real();
+	if (s->clock_fd >= 0)
+		timerfd_settime(s->clock_fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &its, NULL);
+}
+
+/* ---- registry ---------------------------------------------------------------------- */
+
+static int registry_save(struct bee_session *s, struct bee_error *e)
+{
+	int lk = bee_registry_lock(s->state_dir);
+	int err = lk < 0 ? lk : bee_registry_write(s->state_dir, &s->reg);
+	bee_registry_unlock(lk);
+	if (err)
+		return bee_fail(e, BEE_STAGE_REGISTRY, err, "cannot write the session record under '%s': %s",
+				s->state_dir, strerror(-err));
+	return 0;
+}
+
+static int registry_create(struct bee_session *s, struct bee_error *e)
+{
+	int err = bee_fault(BEE_STAGE_REGISTRY);
+	if (err)
+		return bee_fail(e, BEE_STAGE_REGISTRY, err, "'%s': injected fault", s->state_dir);
+	struct bee_registry_entry *r = &s->reg;
+	char hex[BEE_PACK_DIGEST_HEX_LEN + 1];
+	snprintf(r->id, sizeof(r->id), "%s", s->id);
+	r->pid = getpid();
+	r->starttime = bee_pid_starttime(r->pid);
+	snprintf(r->policy, sizeof(r->policy), "%s", s->mf.name);
+	snprintf(r->backend, sizeof(r->backend), "%s", bee_backend__name(s->backend));
+	bee_pack__digest_hex(s->pack, hex);
+	snprintf(r->digest, sizeof(r->digest), "%s", hex);
+	bee_utc_iso(bee_clock_ns(CLOCK_REALTIME), r->started, sizeof(r->started));
+	snprintf(r->cgroup, sizeof(r->cgroup), "%s", s->cgroup);
+	char *pack = bee_registry_pack_path(s->state_dir, s->id);
+	if (!pack)
+		return bee_fail(e, BEE_STAGE_REGISTRY, -ENOMEM, "out of memory");
+	snprintf(r->pack, sizeof(r->pack), "%s", pack);
+	free(pack);
+	/* the record first, so that a session killed from here on is found */
+	if ((err = registry_save(s, e)) < 0)
+		return err;
+	s->registered = true;
+	size_t len;
+	const void *bytes = bee_pack__bytes(s->pack, &len);
+	if ((err = bee_write_atomic(r->pack, bytes, len)) < 0)
+		return bee_fail(e, BEE_STAGE_REGISTRY, err, "cannot copy the pack to '%s': %s", r->pack,
+				strerror(-err));
+	return 0;
+}
+
+/* ---- backend --------------------------------------------------------------------- */
+
+static int pick_backend(struct bee_session *s, enum bee_backend want, char *bpffs, size_t bpffs_size,
+			struct bee_error *e)
+{
+	int err = bee_fault(BEE_STAGE_GATE);
+	if (err)
+		return bee_fail(e, BEE_STAGE_GATE, err, "injected fault");
+	if (want == BEE_BACKEND_LANDLOCK) {
+		/* the gates this backend needs; no BTF to parse, no probe to load */
+		if (!s->mf.ll_expressible)
+			return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL,
+					"policy '%s' cannot be enforced by Landlock: %s", s->mf.name,
+					s->mf.ll_reason);
+		s->ll_abi = bee_landlock_abi();
+		if (s->ll_abi < 1)
+			return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
+					"the landlock backend is not available: Landlock is not enabled in this kernel");
+		s->backend = BEE_BACKEND_LANDLOCK;
+	} else {
+		struct bee_check_report r;
+		bee_check__run(&r);
+		if (!r.bpf_lsm) {
+			if (want == BEE_BACKEND_AUTO)
+				return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
+						"the bpf-lsm backend is not available here (%s); bee-load never "
+						"falls back silently: --backend landlock enforces fs and exec "
+						"through Landlock for policies it can express",
+						r.bpf_lsm_reason);
+			return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP, "the bpf-lsm backend is not available here (%s)",
+					r.bpf_lsm_reason);
+		}
+		s->backend = BEE_BACKEND_BPF_LSM;
+	}
+	if (s->bpffs_opt) {
+		if (!bee_is_bpffs(s->bpffs_opt))
+			return bee_fail(e, BEE_STAGE_GATE, -ENOENT, "'%s' is not a mounted bpf file system",
+					s->bpffs_opt);
+		snprintf(bpffs, bpffs_size, "%s", s->bpffs_opt);
+	} else if (bee_bpffs_find(bpffs, bpffs_size) < 0) {
+		return bee_fail(e, BEE_STAGE_GATE, -ENOENT,
+				"no bpf file system is mounted to pin the session under (mount -t bpf bpf /sys/fs/bpf)");
+	}
+	return 0;
+}
+
+/* ---- open ----------------------------------------------------------------------------- */
+
+static void warn_gc(void *ctx, const char *msg)
+{
+	struct bee_session *s = ctx;
+	if (s->warn)
+		s->warn(s->warn_ctx, msg);
+}
+
+static int epoll_add(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+static int kaudit_start(struct bee_session *s, struct bee_error *e)
+{
+	if (s->ka || s->backend != BEE_BACKEND_LANDLOCK || s->mf.audit == BEE_AUDIT_MODE_NONE)
+		return 0;
+	int err = bee_kaudit_open(s->id, &s->ka, s->warn, s->warn_ctx, e);
+	if (err)
+		return err;
+	if (s->tool_pid > 0)
+		bee_kaudit_set_pid(s->ka, s->tool_pid);
+	if (s->epfd >= 0 && (err = epoll_add(s->epfd, bee_kaudit_fd(s->ka))) < 0)
+		return bee_fail(e, BEE_STAGE_AUDIT, err, "epoll: %s", strerror(-err));
+	return 0;
+}
+
+static int open_steps(struct bee_session *s, const char *pack_path, const struct bee_session_opts *o,
+		      struct bee_error *e)
+{
+	char bpffs[PATH_MAX], parent[PATH_MAX];
+	int err = bee_pack_load(pack_path, &s->pack, &s->mf, e);
+	if (err)
+		return err;
+	if ((err = pick_backend(s, o->backend, bpffs, sizeof(bpffs), e)) < 0)
+		return err;
+	if ((err = bee_cgroup_self(parent, sizeof(parent))) < 0)
+		return bee_fail(e, BEE_STAGE_CGROUP, err, "cannot find this process's cgroup v2 node: %s",
+				strerror(-err));
+	/* what a killed bee-load left behind goes first (its cgroups, its pins) */
+	bee_sessions__gc(s->state_dir, warn_gc, s, NULL);
+	if ((err = bee_session_id_new(s->id)) < 0)
+		return bee_fail(e, BEE_STAGE_REGISTRY, err, "no session id: %s", strerror(-err));
+	if (snprintf(s->cgroup, sizeof(s->cgroup), "%s/bee-%s-%s", parent, s->mf.name, s->id) >=
+		    (int)sizeof(s->cgroup) ||
+	    snprintf(s->reg.bpffs, sizeof(s->reg.bpffs), "%s/bee/%s", bpffs, s->id) >= (int)sizeof(s->reg.bpffs))
+		return bee_fail(e, BEE_STAGE_CGROUP, -ENAMETOOLONG, "the session's cgroup or pin path is too long");
+	s->reg.audit_detail = o->audit_detail;
+	if ((err = registry_create(s, e)) < 0)
+		return err;
+	s->log.policy = s->mf.name;
+	s->log.detail = o->audit_detail;
+	clock_arm(s);
+	if (o->audit_log && (err = bee_session__audit_start(s, o->audit_log, e)) < 0)
+		return err;
+	if ((err = bee_cgroup_create(s->cgroup, &s->cgroup_fd, e)) < 0)
+		return err;
+	s->cgroup_made = true;
+	struct bee_bpf_opts bo = {
+		.pack = s->pack, .m = &s->mf, .lsm = s->backend == BEE_BACKEND_BPF_LSM,
+		.cgroup_fd = s->cgroup_fd, .cgroup = s->cgroup, .pin_dir = s->reg.bpffs,
+		.warn = s->warn, .warn_ctx = s->warn_ctx,
+	};
+	if ((err = bee_bpf_open(&bo, &s->bpf, e)) < 0)
+		return err;
+	int rb_fd;
+	if ((err = bee_bpf_audit_fds(s->bpf, &rb_fd, &s->lost_fd)) < 0)
+		return bee_fail(e, BEE_STAGE_LOAD, err, "the BPF object has no 'bee_audit' or 'bee_lost' map");
+	s->rb = ring_buffer__new(rb_fd, on_event, s, NULL);
+	if (!s->rb)
+		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer 'bee_audit': %s", strerror(errno));
+	if (s->backend == BEE_BACKEND_LANDLOCK &&
+	    (err = bee_landlock_ruleset(&s->mf, s->ll_abi, &s->ruleset_fd, s->warn, s->warn_ctx, e)) < 0)
+		return err;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (s->epfd < 0 || epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb)) < 0 ||
+	    (s->clock_fd >= 0 && epoll_add(s->epfd, s->clock_fd) < 0) ||
+	    (s->ka && epoll_add(s->epfd, bee_kaudit_fd(s->ka)) < 0))
+		return bee_fail(e, BEE_STAGE_LAUNCH, -errno, "epoll: %s", strerror(errno));
+	return 0;
+}
+
+int bee_session__open(const char *pack_path, const struct bee_session_opts *o, struct bee_session **out,
+		      struct bee_error *e)
+{
+	struct bee_session_opts def = { .sz = sizeof(def) };
+	struct bee_session *s = calloc(1, sizeof(*s));
+	int err = 0;
+	*out = NULL;
+	if (!o)
+		o = &def;
+	if (!s)
+		return bee_fail(e, BEE_STAGE_LAUNCH, -ENOMEM, "out of memory");
+	s->cgroup_fd = s->ruleset_fd = s->lost_fd = s->epfd = s->pidfd = -1;
+	s->log.fd = -1;
+	s->status = -1;
+	s->warn = o->warn;
+	s->warn_ctx = o->warn_ctx;
+	s->clock_fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+	s->state_dir = strdup(bee_state_dir(o->state_dir));
+	s->bpffs_opt = o->bpffs ? strdup(o->bpffs) : NULL;
+	s->context = calloc(o->ncontext + 1, sizeof(char *));
+	if (!s->state_dir || (o->bpffs && !s->bpffs_opt) || !s->context) {
+		err = bee_fail(e, BEE_STAGE_LAUNCH, -ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < o->ncontext; i++) {
+		if (!strchr(o->context[i], '=') || o->context[i][0] == '=') {
+			err = bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "context '%s' is not NAME=VALUE", o->context[i]);
+			goto fail;
+		}
+		if (!(s->context[s->ncontext++] = strdup(o->context[i]))) {
+			err = bee_fail(e, BEE_STAGE_LAUNCH, -ENOMEM, "out of memory");
+			goto fail;
+		}
+	}
+	err = open_steps(s, pack_path, o, e);
+	if (err)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	bee_session__close(s);
+	return err;
+}
+
+/* ---- spawn ---------------------------------------------------------------------------- */
+
+int bee_session__spawn(struct bee_session *s, const char *const argv[], const char *const launcher_env[],
+		       struct bee_error *e)
+{
+	char **envp = NULL;
+	int err;
+	if (s->spawned)
+		return bee_fail(e, BEE_STAGE_LAUNCH, -EBUSY, "session %s has started its tool already", s->id);
+	if (!argv || !argv[0])
+		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "no command to run");
+	s->spawned = true;
+	err = bee_env_build(s->pack, &s->mf, launcher_env ? launcher_env : (const char *const *)environ,
+			    (const char *const *)s->context, s->ncontext, on_env, s, &envp);
+	if (err)
+		return bee_fail(e, BEE_STAGE_LAUNCH, err, "environment: %s", strerror(-err));
+	if ((err = bee_fault(BEE_STAGE_EXEC)) < 0) {
+		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': injected fault", argv[0]);
+		goto out;
+	}
+	struct bee_launch l = {
+		.argv = argv, .envp = envp, .cgroup_fd = s->cgroup_fd, .ruleset_fd = s->ruleset_fd,
+		.ll_flags = bee_landlock_restrict_flags(s->ll_abi),
+	};
+	err = bee_launch(&l, &s->tool_pid, &s->pidfd, e);
+	if (s->ka && s->tool_pid > 0)
+		bee_kaudit_set_pid(s->ka, s->tool_pid);
+	if (err) {
+		/* an exec that Landlock refused is a denial of its own: log it */
+		if (s->ka && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
+			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every record was read");
+		s->ended = true;
+		goto out;
+	}
+	if ((err = epoll_add(s->epfd, s->pidfd)) < 0) {
+		bee_fail(e, BEE_STAGE_LAUNCH, err, "epoll: %s", strerror(-err));
+		goto out;
+	}
+	s->reg.tool_pid = s->tool_pid;
+	if (registry_save(s, NULL) < 0)
+		bee_warnf(s->warn, s->warn_ctx, "registry: cannot record the tool's pid");
+out:
+	bee_env_free(envp);
+	return err;
+}
+
+/* ---- the running session ------------------------------------------------------------ */
+
+int bee_session__fd(const struct bee_session *s)
+{
+	return s->epfd;
+}
+
+static void reap(struct bee_session *s, bool block)
+{
+	siginfo_t si;
+	if (s->ended || s->pidfd < 0)
+		return;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | (block ? 0 : WNOHANG)) < 0 || si.si_pid == 0)
+		return;
+	s->ended = true;
+	s->status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+}
+
+int bee_session__poll(struct bee_session *s, int timeout_ms)
+{
+	struct epoll_event evs[8];
+	if (s->ended)
+		return 1;
+	int n = epoll_wait(s->epfd, evs, 8, timeout_ms);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	for (int i = 0; i < n; i++) {
+		if (evs[i].data.fd == s->clock_fd) {
+			uint64_t x;
+			if (read(s->clock_fd, &x, sizeof(x)) < 0 && errno == ECANCELED)
+				clock_arm(s);
+		}
+	}
+	reap(s, false);
+	relay(s);
+	return s->ended ? 1 : 0;
+}
+
+int bee_session__kill(struct bee_session *s, int sig)
+{
+	if (!s->spawned || s->ended || s->tool_pid <= 0)
+		return 0;
+	if (sig == SIGKILL) {
+		char f[PATH_MAX + 16];
+		snprintf(f, sizeof(f), "%s/cgroup.kill", s->cgroup);
+		return bee_write_file(f, "1");
+	}
+	/* the tool leads its own process group (setsid) */
+	if (kill(-s->tool_pid, sig) < 0 && syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+int bee_session__exit_status(const struct bee_session *s)
+{
+	return s->ended ? s->status : -1;
+}
+
+const char *bee_session__id(const struct bee_session *s)
+{
+	return s->id;
+}
+
+const char *bee_session__cgroup(const struct bee_session *s)
+{
+	return s->cgroup;
+}
+
+const char *bee_session__policy(const struct bee_session *s)
+{
+	return s->mf.name;
+}
+
+enum bee_backend bee_session__backend(const struct bee_session *s)
+{
+	return s->backend;
+}
+
+/* ---- the audit log ------------------------------------------------------------------- */
+
+int bee_session__audit_start(struct bee_session *s, const char *path, struct bee_error *e)
+{
+	int err = bee_audit_open(&s->log, path, e);
+	if (err)
+		return err;
+	if ((err = kaudit_start(s, e)) < 0)
+		return err;
+	if (s->registered) {
+		snprintf(s->reg.audit_log, sizeof(s->reg.audit_log), "%s", s->log.path);
+		if ((err = registry_save(s, e)) < 0)
+			return err;
+	}
+	return 0;
+}
+
+int bee_session__audit_stop(struct bee_session *s)
+{
+	if (s->log.fd < 0)
+		return 0;
+	relay(s);
+	int err = bee_audit_close(&s->log);
+	if (s->registered) {
+		s->reg.audit_log[0] = '\0';
+		registry_save(s, NULL);
+	}
+	return err;
+}
+
+const char *bee_session__audit_path(const struct bee_session *s)
+{
+	return s->log.fd >= 0 ? s->log.path : NULL;
+}
+
+/* ---- close ---------------------------------------------------------------------------- */
+
+void bee_session__close(struct bee_session *s)
+{
+	if (!s)
+		return;
+	int err;
+	/* nothing may outlive the session: the tool and all it started */
+	if (s->cgroup_made && (err = bee_cgroup_kill_wait(s->cgroup, KILL_WAIT_MS)) < 0)
+		bee_warnf(s->warn, s->warn_ctx, "cgroup '%s': cannot empty it: %s", s->cgroup, strerror(-err));
+	if (s->spawned && !s->ended)
+		reap(s, true);
+	/* every record is in the ring buffer or the audit queue by now */
+	s->ended = true;
+	relay(s);
+	if (s->ka) {
+		if (s->log.fd >= 0 && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
+			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every Landlock record was read");
+		bee_kaudit_close(s->ka);
+	}
+	if ((err = bee_audit_close(&s->log)) < 0)
+		audit_warn(s, err);
+	ring_buffer__free(s->rb);
+	bee_bpf_close(s->bpf);
+	if (s->ruleset_fd >= 0)
+		close(s->ruleset_fd);
+	if (s->cgroup_fd >= 0)
+		close(s->cgroup_fd);
+	if (s->cgroup_made && (err = bee_cgroup_remove(s->cgroup, KILL_WAIT_MS)) < 0)
+		bee_warnf(s->warn, s->warn_ctx, "cgroup '%s': cannot remove it: %s", s->cgroup, strerror(-err));
+	if (s->registered) {
+		int lk = bee_registry_lock(s->state_dir);
+		bee_registry_remove(s->state_dir, s->id);
+		bee_registry_unlock(lk);
+	}
+	bee_registry_entry_fini(&s->reg);
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->clock_fd >= 0)
+		close(s->clock_fd);
+	bee_manifest_fini(&s->mf);
+	bee_pack__close(s->pack);
+	for (size_t i = 0; i < s->ncontext; i++)
+		free(s->context[i]);
+	free(s->context);
+	free(s->state_dir);
+	free(s->bpffs_opt);
+	free(s);
+}
+
+int bee_enclave__run(const char *pack_path, const char *const argv[], const struct bee_session_opts *o,
+		     int *status, struct bee_error *e)
+{
+	struct bee_session *s;
+	int err = bee_session__open(pack_path, o, &s, e);
+	*status = -1;
+	if (err)
+		return err;
+	err = bee_session__spawn(s, argv, NULL, e);
+	while (!err && (err = bee_session__poll(s, -1)) == 0)
+		;
+	if (err == 1) {
+		err = 0;
+		*status = bee_session__exit_status(s);
+	}
+	bee_session__close(s);
+	return err;
+}
