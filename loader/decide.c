@@ -1,0 +1,162 @@
+/* decide.c: a pack's policy compiled again, and bee_decision__query.
+ *
+ * A pack holds its policy source and the defines it was compiled with;
+ * libbeec compiles them again (parse, build, lower) and the result must
+ * give the pack's images byte for byte (every automaton, every LPM
+ * record): only then does an answer computed from the source speak for
+ * the pack, and only then can revoke recompute a narrowed image from it.
+ * A pack from another beec version that lowers differently is refused
+ * rather than second-guessed.
+ */
+#include "internal.h"
+
+#include "image.h"
+#include "libbeec.h"
+#include "netset.h"
+#include "query.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The image section equals these bytes. */
+static bool image_same(const struct bee_pack *p, const char *name, const void *bytes, size_t len)
+{
+	const struct bee_pack_section_info *s = bee_pack_image(p, name);
+	return s && s->size == len && memcmp(s->data, bytes, len) == 0;
+}
+
+static bool net_same(const struct bee_pack *p, const char *name, const void *keys, size_t ksz,
+		     const struct bee_net_value *vals, size_t n)
+{
+	const struct bee_pack_section_info *s = bee_pack_image(p, name);
+	size_t w = ksz + sizeof(*vals);
+	if (!s || s->elem_count != n || s->elem_width != w)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *rec = (const uint8_t *)s->data + i * w;
+		if (memcmp(rec, (const uint8_t *)keys + i * ksz, ksz) != 0 ||
+		    memcmp(rec + ksz, &vals[i], sizeof(*vals)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Which of the pack's images the lowered policy does not reproduce, or NULL. */
+static const char *images_differ(const struct bee_pack *p, const struct lowered *lw)
+{
+	static const struct { enum ir_domain d; const char *name; } dfas[] = {
+		{ IR_DOMAIN_FS, "bee_fs" }, { IR_DOMAIN_EXEC, "bee_exec" }, { IR_DOMAIN_ENV, "bee_env" },
+	};
+	for (size_t i = 0; i < sizeof(dfas) / sizeof(dfas[0]); i++) {
+		size_t len;
+		struct bee_dfa_hdr *h = image_dfa_write(lw->dfa[dfas[i].d], &len);
+		bool same = image_same(p, dfas[i].name, h, len);
+		free(h);
+		if (!same)
+			return dfas[i].name;
+	}
+	struct netset_image ni;
+	netset_image_build(lw->net, &ni);
+	const char *bad = NULL;
+	if (!net_same(p, "bee_net4", ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4))
+		bad = "bee_net4";
+	else if (!net_same(p, "bee_net6", ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6))
+		bad = "bee_net6";
+	netset_image_free(&ni);
+	return bad;
+}
+
+/* First line of the diagnostics, for a one-line message. */
+static void diag_first(const struct diag_ctx *dc, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	if (dc->n && dc->items[0].msg)
+		snprintf(buf, size, "%s", dc->items[0].msg);
+}
+
+int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, struct beec_policy *pol,
+		       struct bee_error *e)
+{
+	const struct bee_pack_section_info *src = bee_pack__find(p, BEE_PACK_SOURCE, NULL);
+	struct beec_opts opts = { .sz = sizeof(opts), .defines = m->defines, .ndefines = m->ndefines };
+	struct diag_ctx dc;
+	char msg[512];
+	int err = 0;
+	memset(pol, 0, sizeof(*pol));
+	diag_init(&dc);
+	pol->src = source_new(m->source_name ? m->source_name : src->name, src->data, src->size);
+	if (beec_policy__parse(pol, &dc) < 0 || beec_policy__build(pol, &opts, &dc) < 0 ||
+	    beec_policy__lower(pol, &opts, &dc) < 0) {
+		diag_first(&dc, msg, sizeof(msg));
+		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the pack's source does not compile again: %s", msg);
+		goto out;
+	}
+	const char *bad = images_differ(p, pol->lw);
+	if (bad)
+		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+			       "the pack's source and defines do not give its image '%s' again (another beec "
+			       "compiled it?): its decisions cannot be recomputed here",
+			       bad);
+out:
+	diag_fini(&dc);
+	if (err)
+		beec_policy__fini(pol);
+	return err;
+}
+
+int bee_decision__query(const char *pack_path, const char *kind, const char *action, const char *resource,
+			struct bee_decision *d, struct bee_error *e)
+{
+	struct bee_pack *pack = NULL;
+	struct bee_manifest m;
+	struct beec_policy pol;
+	struct query q;
+	struct query_result r;
+	char msg[256];
+	char *text = NULL;
+	size_t len = 0;
+	memset(d, 0, sizeof(*d));
+	if (query_parse(kind, action, resource, &q, msg, sizeof(msg)) < 0)
+		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "%s", msg);
+	int err = bee_pack_load(pack_path, &pack, &m, e);
+	if (err)
+		return err;
+	if ((err = bee_policy_rebuild(pack, &m, &pol, e)) < 0)
+		goto out;
+	if (query_run(pol.lw, &q, &r) < 0) {
+		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the query cannot be answered");
+		goto fini;
+	}
+	FILE *f = open_memstream(&text, &len);
+	if (!f) {
+		err = bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory");
+		goto fini;
+	}
+	struct diag_ctx notes;
+	diag_init(&notes);
+	query_explain(pol.lw, &q, &r, f, &notes);
+	diag_print(&notes, f);
+	diag_fini(&notes);
+	fclose(f);
+	d->allow = r.allow;
+	d->too_long = r.too_long;
+	d->pinned = r.pinned;
+	d->injected = r.injected;
+	d->nrules = r.nrules < 16 ? r.nrules : 16;
+	memcpy(d->rules, r.rules, d->nrules * sizeof(d->rules[0]));
+	d->text = text;
+fini:
+	beec_policy__fini(&pol);
+out:
+	bee_manifest_fini(&m);
+	bee_pack__close(pack);
+	return err;
+}
+
+void bee_decision__fini(struct bee_decision *d)
+{
+	free(d->text);
+	d->text = NULL;
+}
