@@ -1,0 +1,445 @@
+/* bee-load: runs a tool inside a bee session, a thin command line over
+ * libbee (loader/libbee.h). Exit status: libbee.h's BEE_STAGES, the
+ * README's "bee-load exit status" table. */
+#include "libbee.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GRACE_MS 2000   /* after forwarding SIGINT/SIGTERM, then SIGKILL */
+
+static const char usage_text[] =
+	"usage: bee-load check [--json]\n"
+	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
+	"                    [--backend auto|bpf-lsm|landlock] PACK -- CMD [ARGS]...\n"
+	"       bee-load query PACK KIND ACTION RESOURCE\n"
+	"       bee-load revoke SESSION RULE\n"
+	"       bee-load ls [--json]\n"
+	"       bee-load gc\n"
+	"       bee-load --help | --version\n";
+
+static const char help_text[] =
+	"\n"
+	"Loads a .bpfpack (compiled by beec) at session start, scopes a cgroup with it\n"
+	"and runs a tool inside, or refuses.\n"
+	"\n"
+	"Commands:\n"
+	"  check     each kernel gate with its state and reason; exit 0 when the\n"
+	"            bpf-lsm backend can enforce here, 65 when it cannot\n"
+	"  run       run CMD in a new session of PACK; exits with CMD's status\n"
+	"            (128+N when a signal N ended it or bee-load)\n"
+	"  query     decide KIND ACTION RESOURCE as PACK's policy does (fs read|write\n"
+	"            PATH, exec execute PATH, env read NAME, net connect|bind ADDR:PORT);\n"
+	"            exit 0 Allow, 1 Deny\n"
+	"  revoke    take grant RULE (its index or text, as `beec show` lists it) from\n"
+	"            live session SESSION; it only narrows\n"
+	"  ls        the registered sessions\n"
+	"  gc        remove what sessions of a killed bee-load left behind\n"
+	"\n"
+	"Options of run:\n"
+	"  --audit-log FILE      append one JSON line per decision to FILE\n"
+	"  --audit-detail        add pid, comm, policy, source, reason after the five keys\n"
+	"  --env NAME=VALUE      set NAME in the tool's environment (after [env] set)\n"
+	"  --backend B           auto (bpf-lsm when check passes, else refuse), bpf-lsm,\n"
+	"                        or landlock (fs and exec by Landlock, [net] by cgroup\n"
+	"                        programs; only for policies Landlock can express)\n"
+	"  --bpffs DIR           the bpf file system to pin under (default: from mountinfo)\n"
+	"  --state-dir DIR       the session registry (default " BEE_STATE_DIR ")\n"
+	"\n"
+	"Exit status of run:\n";
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputs("bee-load: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs("\ntry 'bee-load --help'\n", stderr);
+	va_end(ap);
+	return bee_stage__exit_status(BEE_STAGE_USAGE, 0);
+}
+
+static int fail(const struct bee_error *e)
+{
+	fprintf(stderr, "bee-load: %s\n", e->msg);
+	return bee_stage__exit_status(e->stage, e->err);
+}
+
+static void warn_stderr(void *ctx, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "bee-load: %s\n", msg);
+}
+
+static int finish_output(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "bee-load: cannot write output: %s\n", strerror(errno));
+		return 1;
+	}
+	return status;
+}
+
+/* Options shared by the commands; each says which it takes. */
+enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR };
+
+struct args {
+	bool json, audit_detail;
+	const char *audit_log, *bpffs, *state_dir;
+	enum bee_backend backend;
+	const char **env;
+	size_t nenv;
+};
+
+static int parse_args(int argc, char **argv, struct args *a, const char *allowed)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "audit-log", required_argument, NULL, OPT_AUDIT_LOG },
+		{ "audit-detail", no_argument, NULL, OPT_AUDIT_DETAIL },
+		{ "env", required_argument, NULL, OPT_ENV },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "bpffs", required_argument, NULL, OPT_BPFFS },
+		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
+					     "state-dir" };
+	int c;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+		if (c == ':')
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c < OPT_JSON)
+			return usage_error("unknown option '%s' for '%s'", argv[optind - 1], argv[0]);
+		if (!strstr(allowed, names[c - OPT_JSON]))
+			return usage_error("'--%s' is not an option of '%s'", names[c - OPT_JSON], argv[0]);
+		switch (c) {
+		case OPT_JSON:
+			a->json = true;
+			break;
+		case OPT_AUDIT_LOG:
+			a->audit_log = optarg;
+			break;
+		case OPT_AUDIT_DETAIL:
+			a->audit_detail = true;
+			break;
+		case OPT_ENV:
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return usage_error("--env expects NAME=VALUE, got '%s'", optarg);
+			a->env[a->nenv++] = optarg;
+			break;
+		case OPT_BACKEND:
+			if (bee_backend__parse(optarg, &a->backend) < 0)
+				return usage_error("--backend expects auto, bpf-lsm or landlock, got '%s'", optarg);
+			break;
+		case OPT_BPFFS:
+			a->bpffs = optarg;
+			break;
+		case OPT_STATE_DIR:
+			a->state_dir = optarg;
+			break;
+		}
+	}
+	return -1;
+}
+
+/* ---- check --------------------------------------------------------------------------- */
+
+static int cmd_check(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "json");
+	if (st >= 0)
+		return st;
+	if (optind != argc)
+		return usage_error("check takes no arguments");
+	struct bee_check_report r;
+	bee_check__run(&r);
+	int status = r.bpf_lsm ? 0 : bee_stage__exit_status(BEE_STAGE_GATE, 0);
+	if (a.json) {
+		json_t *o = json_object(), *gates = json_array(), *be = json_object();
+		for (int i = 0; i < BEE_GATE_COUNT; i++) {
+			json_t *g = json_object();
+			json_object_set_new(g, "name", json_string(r.gates[i].name));
+			json_object_set_new(g, "state", json_string(r.gates[i].ok ? "ok" : "fail"));
+			json_object_set_new(g, "reason", json_string(r.gates[i].reason));
+			json_array_append_new(gates, g);
+		}
+		json_t *l = json_object(), *ll = json_object();
+		json_object_set_new(l, "usable", json_boolean(r.bpf_lsm));
+		json_object_set_new(l, "reason", json_string(r.bpf_lsm_reason));
+		json_object_set_new(ll, "usable", json_boolean(r.landlock));
+		json_object_set_new(ll, "reason", json_string(r.landlock_reason));
+		json_object_set_new(ll, "abi", json_integer(r.landlock_abi));
+		json_object_set_new(be, "bpf-lsm", l);
+		json_object_set_new(be, "landlock", ll);
+		json_object_set_new(o, "gates", gates);
+		json_object_set_new(o, "backends", be);
+		json_object_set_new(o, "exit", json_integer(status));
+		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(o);
+		return finish_output(status);
+	}
+	for (int i = 0; i < BEE_GATE_COUNT; i++)
+		printf("%-11s %-5s %s\n", r.gates[i].name, r.gates[i].ok ? "ok" : "FAIL", r.gates[i].reason);
+	printf("\nbackend bpf-lsm:  %s%s%s\n", r.bpf_lsm ? "usable" : "unavailable", r.bpf_lsm ? "" : ": ",
+	       r.bpf_lsm ? "" : r.bpf_lsm_reason);
+	printf("backend landlock: %s%s%s\n", r.landlock ? "usable (--backend landlock; [net] by cgroup programs)"
+						       : "unavailable",
+	       r.landlock ? "" : ": ", r.landlock ? "" : r.landlock_reason);
+	return finish_output(status);
+}
+
+/* ---- run ----------------------------------------------------------------------------------- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct args a = { .backend = BEE_BACKEND_AUTO };
+	a.env = calloc((size_t)argc, sizeof(char *));
+	if (!a.env)
+		return 1;
+	int status = parse_args(argc, argv, &a, "audit-log audit-detail env backend bpffs state-dir");
+	if (status >= 0)
+		goto out;
+	if (optind >= argc) {
+		status = usage_error("run needs PACK -- CMD [ARGS]...");
+		goto out;
+	}
+	const char *pack = argv[optind++];
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind >= argc) {
+		status = usage_error("run needs a command after PACK --");
+		goto out;
+	}
+	const char *const *cmd = (const char *const *)&argv[optind];
+
+	/* signals are read from a signalfd, between audit events */
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	int sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
+
+	struct bee_session_opts o = {
+		.sz = sizeof(o), .backend = a.backend, .context = a.env, .ncontext = a.nenv,
+		.audit_log = a.audit_log, .audit_detail = a.audit_detail, .bpffs = a.bpffs,
+		.state_dir = a.state_dir, .warn = warn_stderr,
+	};
+	struct bee_session *s;
+	struct bee_error e;
+	if (bee_session__open(pack, &o, &s, &e) < 0) {
+		status = fail(&e);
+		goto out;
+	}
+	int got = 0;
+	struct signalfd_siginfo si;
+	/* a signal that came while the session was set up: never start the tool */
+	if (sfd >= 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		bee_session__close(s);
+		status = 128 + (int)si.ssi_signo;
+		goto out;
+	}
+	if (bee_session__spawn(s, cmd, NULL, &e) < 0) {
+		status = fail(&e);
+		bee_session__close(s);
+		goto out;
+	}
+	int64_t deadline = -1;
+	for (;;) {
+		struct pollfd p[2] = { { .fd = bee_session__fd(s), .events = POLLIN },
+				       { .fd = sfd, .events = POLLIN } };
+		int timeout = deadline < 0 ? -1 : (int)(deadline - now_ms() > 0 ? deadline - now_ms() : 0);
+		poll(p, sfd >= 0 ? 2 : 1, timeout);
+		if (sfd >= 0 && read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (!got) {
+				/* forward once, then give the tool a grace period */
+				got = (int)si.ssi_signo;
+				bee_session__kill(s, got);
+				deadline = now_ms() + GRACE_MS;
+			} else {
+				bee_session__kill(s, SIGKILL);
+			}
+		}
+		if (deadline >= 0 && now_ms() >= deadline) {
+			bee_session__kill(s, SIGKILL);
+			deadline = -1;
+		}
+		int r = bee_session__poll(s, 0);
+		if (r < 0)
+			fprintf(stderr, "bee-load: audit relay: %s\n", strerror(-r));
+		if (r == 1)
+			break;
+	}
+	status = got ? 128 + got : bee_session__exit_status(s);
+	bee_session__close(s);
+out:
+	free(a.env);
+	return status;
+}
+
+/* ---- query, revoke, ls, gc ------------------------------------------------------------------ */
+
+static int cmd_query(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "");
+	if (st >= 0)
+		return st;
+	if (argc - optind != 4)
+		return usage_error("query takes PACK KIND ACTION RESOURCE, got %d arguments", argc - optind);
+	struct bee_decision d;
+	struct bee_error e;
+	if (bee_decision__query(argv[optind], argv[optind + 1], argv[optind + 2], argv[optind + 3], &d, &e) < 0) {
+		if (e.stage == BEE_STAGE_USAGE)
+			return usage_error("%s", e.msg + strlen("usage: "));
+		return fail(&e);
+	}
+	fputs(d.text ? d.text : "", stdout);
+	int status = d.allow ? 0 : 1;
+	bee_decision__fini(&d);
+	return finish_output(status);
+}
+
+static int cmd_revoke(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "state-dir");
+	if (st >= 0)
+		return st;
+	if (argc - optind != 2)
+		return usage_error("revoke takes SESSION RULE, got %d arguments", argc - optind);
+	struct bee_revoke_opts o = { .sz = sizeof(o), .state_dir = a.state_dir, .warn = warn_stderr };
+	struct bee_revoke_result r;
+	struct bee_error e;
+	if (bee_sessions__revoke(argv[optind], argv[optind + 1], &o, &r, &e) < 0)
+		return fail(&e);
+	printf("revoked rule %u '%s' in session %s\n", r.rule, r.text, argv[optind]);
+	if (!r.exact)
+		printf("note: %s\n", r.note[0] ? r.note : "some other grants narrowed too");
+	return finish_output(0);
+}
+
+static int cmd_ls(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "json state-dir");
+	if (st >= 0)
+		return st;
+	if (optind != argc)
+		return usage_error("ls takes no arguments");
+	struct bee_session_info *v;
+	size_t n;
+	struct bee_error e;
+	if (bee_sessions__list(a.state_dir, &v, &n, &e) < 0)
+		return fail(&e);
+	if (a.json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = json_object();
+			json_object_set_new(o, "id", json_string(v[i].id));
+			json_object_set_new(o, "live", json_boolean(v[i].live));
+			json_object_set_new(o, "pid", json_integer(v[i].pid));
+			json_object_set_new(o, "tool_pid", json_integer(v[i].tool_pid));
+			json_object_set_new(o, "policy", json_string(v[i].policy));
+			json_object_set_new(o, "backend", json_string(v[i].backend));
+			json_object_set_new(o, "started", json_string(v[i].started));
+			json_object_set_new(o, "cgroup", json_string(v[i].cgroup));
+			json_object_set_new(o, "bpffs", json_string(v[i].bpffs));
+			json_object_set_new(o, "audit_log", json_string(v[i].audit_log));
+			json_object_set_new(o, "revoked", json_integer(v[i].nrevoked));
+			json_array_append_new(arr, o);
+		}
+		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(arr);
+	} else {
+		if (n)
+			printf("%-16s  %-5s  %7s  %-20s  %-8s  %-24s  %s\n", "SESSION", "STATE", "PID", "POLICY",
+			       "BACKEND", "STARTED", "AUDIT LOG");
+		for (size_t i = 0; i < n; i++)
+			printf("%-16s  %-5s  %7d  %-20s  %-8s  %-24s  %s\n", v[i].id, v[i].live ? "live" : "stale",
+			       (int)v[i].pid, v[i].policy, v[i].backend, v[i].started,
+			       v[i].audit_log[0] ? v[i].audit_log : "-");
+	}
+	free(v);
+	return finish_output(0);
+}
+
+static int cmd_gc(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "state-dir");
+	if (st >= 0)
+		return st;
+	if (optind != argc)
+		return usage_error("gc takes no arguments");
+	struct bee_error e;
+	int n = bee_sessions__gc(a.state_dir, warn_stderr, NULL, &e);
+	if (n < 0)
+		return fail(&e);
+	printf("gc: removed %d stale session%s\n", n, n == 1 ? "" : "s");
+	return finish_output(0);
+}
+
+static int help(void)
+{
+	fputs(usage_text, stdout);
+	fputs(help_text, stdout);
+	for (int s = 0; s < BEE_STAGE_COUNT; s++)
+		if (s != BEE_STAGE_OK)
+			printf("  %3d  %-9s %s\n", bee_stage__exit_status((enum bee_stage)s, 0),
+			       bee_stage__name((enum bee_stage)s), bee_stage__doc((enum bee_stage)s));
+	return finish_output(0);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "check", cmd_check }, { "run", cmd_run }, { "query", cmd_query },
+		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc },
+	};
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return bee_stage__exit_status(BEE_STAGE_USAGE, 0);
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return help();
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("bee-load %s\n", BEE_LOAD_VERSION);
+		return finish_output(0);
+	}
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (strcmp(argv[1], cmds[i].name) == 0)
+			return cmds[i].fn(argc - 1, argv + 1);
+	return usage_error("unknown command '%s'", argv[1]);
+}

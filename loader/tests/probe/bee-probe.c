@@ -1,0 +1,135 @@
+/* bee-probe: what the loader tests run inside a session. One command a
+ * call; it prints one line saying what happened ("ok", or the errno's
+ * name) and exits 0 for ok, 1 otherwise.
+ *
+ *   bee-probe read PATH | write PATH      open for reading / writing
+ *   bee-probe exec PATH [ARG]...          execv (prints only on failure)
+ *   bee-probe connect ADDR PORT [COUNT]   TCP connects; COUNT > 1 prints
+ *                                         "ok N denied M other K"
+ *   bee-probe env NAME                    the value, or "absent"
+ *   bee-probe wait PATH [SECONDS]         until PATH exists
+ *   bee-probe hardening                   no_new_privs, capabilities,
+ *                                         umask, session, open fds
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static const char *ename(int e)
+{
+	switch (e) {
+	case 0: return "ok";
+	case EACCES: return "EACCES";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case EXDEV: return "EXDEV";
+	case EROFS: return "EROFS";
+	}
+	return strerror(e);
+}
+
+static int say(int e)
+{
+	printf("%s\n", ename(e));
+	return e ? 1 : 0;
+}
+
+static int do_connect(const char *addr, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)port) };
+	inet_pton(AF_INET, addr, &sa.sin_addr);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return errno;
+	int e = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0;
+	close(fd);
+	return e;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	const char *c = argv[1];
+	if (!strcmp(c, "read") && argc == 3) {
+		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+		int e = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			close(fd);
+		return say(e);
+	}
+	if (!strcmp(c, "write") && argc == 3) {
+		int fd = open(argv[2], O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		int e = fd < 0 ? errno : 0;
+		if (fd >= 0 && write(fd, "x\n", 2) != 2)
+			e = errno;
+		if (fd >= 0)
+			close(fd);
+		return say(e);
+	}
+	if (!strcmp(c, "exec") && argc >= 3) {
+		execv(argv[2], argv + 2);
+		return say(errno);
+	}
+	if (!strcmp(c, "connect") && (argc == 4 || argc == 5)) {
+		long n = argc == 5 ? atol(argv[4]) : 1;
+		if (n == 1)
+			return say(do_connect(argv[2], atoi(argv[3])));
+		long ok = 0, denied = 0, other = 0;
+		for (long i = 0; i < n; i++) {
+			int e = do_connect(argv[2], atoi(argv[3]));
+			ok += e == 0;
+			denied += e == EPERM;
+			other += e != 0 && e != EPERM;
+		}
+		printf("ok %ld denied %ld other %ld\n", ok, denied, other);
+		return 0;
+	}
+	if (!strcmp(c, "env") && argc == 3) {
+		const char *v = getenv(argv[2]);
+		printf("%s\n", v ? v : "absent");
+		return v ? 0 : 1;
+	}
+	if (!strcmp(c, "wait") && (argc == 3 || argc == 4)) {
+		int t = argc == 4 ? atoi(argv[3]) * 100 : 3000;
+		for (int i = 0; i < t; i++) {
+			if (access(argv[2], F_OK) == 0)
+				return say(0);
+			usleep(10000);
+		}
+		return say(ETIMEDOUT);
+	}
+	if (!strcmp(c, "hardening") && argc == 2) {
+		struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+		struct __user_cap_data_struct d[2];
+		syscall(SYS_capget, &h, d);
+		int bnd = 0;
+		for (int cap = 0; cap < 64; cap++)
+			bnd += prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1;
+		int amb = 0;
+		for (int cap = 0; cap < 64; cap++)
+			amb += prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) == 1;
+		mode_t um = umask(0);
+		int fds = 0;
+		for (int fd = 3; fd < 1024; fd++)
+			fds += fcntl(fd, F_GETFD) >= 0;
+		printf("nnp=%d eff=%x,%x prm=%x,%x inh=%x,%x bnd=%d amb=%d umask=%03o sid=%d fds=%d securebits=%x\n",
+		       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), d[0].effective, d[1].effective, d[0].permitted,
+		       d[1].permitted, d[0].inheritable, d[1].inheritable, bnd, amb, (unsigned)um,
+		       getsid(0) == getpid(), fds, prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
+		return 0;
+	}
+	fprintf(stderr, "bee-probe: bad command\n");
+	return 2;
+}
