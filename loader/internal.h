@@ -377,6 +377,29 @@ struct bee_narrow_report {
 int bee_narrow_dfa(const struct bee_dfa_hdr *live, const struct dfa *want, void *out,
 		   struct bee_narrow_report *rep);
 
+/* The exact narrowed automaton want (an image) written over the live one
+ * in three updates that are each safe to read half-written (see
+ * revoke.c): p1 = live with every permission word 0; p2 = want's table
+ * laid out with live's state count (unused states lead to the dead
+ * state) and every permission word 0; p3 = p2 with want's permissions.
+ * Each is value_size bytes. -E2BIG when want has more states or byte
+ * classes than live (its table would not fit the layout). */
+int bee_narrow_replace(const struct bee_dfa_hdr *live, size_t value_size, const struct bee_dfa_hdr *want,
+		       void *p1, void *p2, void *p3);
+
+/* What revoke writes to an automaton map, in order: one image (1. or 3.
+ * of revoke.c) or three (2.). */
+struct bee_narrow_plan {
+	int nwrites;
+	uint8_t *writes[3];         /* value_size bytes each, malloc'ed */
+	bool exact;                 /* the map then decides as want does */
+	bool replaced;              /* by way 2. */
+	struct bee_narrow_report rep;
+};
+int bee_narrow_plan(const struct bee_dfa_hdr *live, size_t value_size, const struct dfa *want,
+		    struct bee_narrow_plan *plan);
+void bee_narrow_plan_fini(struct bee_narrow_plan *plan);
+
 struct bee_net_value;
 /* The value of one LPM entry from the rules that contain it (prov: policy
  * rule indices), leaving out excluded rules; rules are the IR's. Returns

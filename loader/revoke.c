@@ -11,22 +11,32 @@
  * for byte), then lowered again without the revoked rules (this one and
  * every earlier revoke of the session):
  *
- *   fs, exec   The live automaton's transition table stays as it is and
- *              only permission words go down. The new permissions of a
- *              live state are the AND, over the product of the live
- *              automaton and the narrowed one, of the narrowed
- *              automaton's permissions at every state paired with it.
- *              When each live state is paired with one permission value
- *              the result is exact; when strings that the live table
- *              cannot tell apart now differ (revoking "/a/ **" while
- *              "/a/b" stays), the state gets the permissions all of them
- *              keep: narrower than the policy without the rule, never
- *              wider, and the result says which string lost more. A new
- *              table with other states is never written: the map value
- *              is rewritten in place while hooks walk it, and a walk that
- *              read half of one table and half of another could land
- *              anywhere, where a half-lowered permission word is still
- *              between the old and the new.
+ *   fs, exec   The map value is rewritten in place while hooks walk it,
+ *              so every write must be safe to read half-done: a walk that
+ *              reads part of one table and part of another could land on
+ *              any state. Three ways, the first that applies:
+ *              1. Lower permission words only. The new permissions of a
+ *                 live state are the AND, over the product of the live
+ *                 automaton and the narrowed one, of the narrowed
+ *                 automaton's permissions at every state paired with it.
+ *                 When each live state is paired with one value this is
+ *                 exact, and one write does it: a half-written word is
+ *                 between the old and the new permissions.
+ *              2. Otherwise (the live table merged strings that now
+ *                 differ, e.g. two files read alike, one revoked), the
+ *                 narrowed automaton replaces the table if it fits the
+ *                 live layout (no more states, no more byte classes), in
+ *                 three writes: every permission word to 0 (a walk gets
+ *                 0 whatever it reads); the new table with the live state
+ *                 count, permission words still 0 (the permission words
+ *                 sit where they sat, all 0, so any mixture answers 0);
+ *                 the new permission words (the table is whole; a word is
+ *                 0 or new). For the microseconds between the first and
+ *                 the last write the session is refused everything the
+ *                 automaton decides: fail closed.
+ *              3. Otherwise the AND of 1., narrower than the policy
+ *                 without the rule, never wider; the result says which
+ *                 string lost more.
  *   net        Each LPM entry keeps its key (deleting one would let its
  *              addresses fall through to a shorter prefix) and gets the
  *              ports of the rules that contain it (the pack's
@@ -47,6 +57,7 @@
 #include "bee_net.h"
 #include "bee_session.h"
 #include "dfa.h"
+#include "image.h"
 #include "libbeec.h"
 #include "lower.h"
 
@@ -197,6 +208,7 @@ int bee_narrow_dfa(const struct bee_dfa_hdr *live, const struct dfa *want, void 
 	}
 	if ((err = pairset_add(&ps, 0, t.start, 0, 0)) < 0)
 		goto out;
+	err = 0;
 	bool *seen = calloc(nl, sizeof(bool));
 	if (!seen) {
 		err = -ENOMEM;
@@ -217,9 +229,9 @@ int bee_narrow_dfa(const struct bee_dfa_hdr *live, const struct dfa *want, void 
 			mixed[l] = 1;
 			newp[l] &= wp;
 		}
-		/* a walk stops at the live dead state: nothing after it counts */
-		if (live->dead != BEE_DFA_NONE && l == live->dead)
-			continue;
+		/* a walk stops at the live dead state, which keeps permissions 0
+		 * after it; following it on finds a narrowed automaton that would
+		 * grant more there */
 		for (int b = 1; b < 256; b++) {
 			if (!rep_byte[b])
 				continue;
@@ -257,6 +269,84 @@ out:
 	free(newp);
 	free(mixed);
 	return err;
+}
+
+int bee_narrow_replace(const struct bee_dfa_hdr *live, size_t value_size, const struct bee_dfa_hdr *want,
+		       void *p1, void *p2, void *p3)
+{
+	uint32_t nl = live->nstates, nw = want->nstates, nc = want->nclasses;
+	if (nw > nl || nc > live->nclasses || bee_dfa_image_size(nl, nc) > value_size || live->size > value_size)
+		return -E2BIG;
+	/* 1: the live table with every permission word 0 */
+	memset(p1, 0, value_size);
+	memcpy(p1, live, live->size);
+	memset((uint8_t *)p1 + sizeof(*live), 0, (size_t)nl * 4);
+	/* 2: want's table with nl states; states nw..nl-1 are unreachable and
+	 * lead to the dead state (or to themselves when there is none) */
+	struct bee_dfa_hdr *h = p2;
+	memset(p2, 0, value_size);
+	memcpy(h, want, sizeof(*h));
+	h->nstates = (__u16)nl;
+	h->size = bee_dfa_image_size(nl, nc);
+	__u16 *next = (__u16 *)((uint8_t *)p2 + sizeof(*h) + (size_t)nl * 4);
+	memcpy(next, bee_dfa_next(want), (size_t)nw * nc * 2);
+	for (uint32_t st = nw; st < nl; st++)
+		for (uint32_t c = 0; c < nc; c++)
+			next[(size_t)st * nc + c] = want->dead != BEE_DFA_NONE ? want->dead : (__u16)st;
+	/* 3: and want's permissions */
+	memcpy(p3, p2, value_size);
+	memcpy((uint8_t *)p3 + sizeof(*h), bee_dfa_perms(want), (size_t)nw * 4);
+	return 0;
+}
+
+int bee_narrow_plan(const struct bee_dfa_hdr *live, size_t vs, const struct dfa *want,
+		    struct bee_narrow_plan *plan)
+{
+	size_t want_len;
+	struct bee_dfa_hdr *wimg = NULL;
+	int err = -ENOMEM;
+	memset(plan, 0, sizeof(*plan));
+	for (int i = 0; i < 3; i++)
+		if (!(plan->writes[i] = calloc(1, vs)))
+			goto fail;
+	memcpy(plan->writes[0], live, live->size);
+	err = bee_narrow_dfa(live, want, plan->writes[0], &plan->rep);
+	if (err)
+		goto fail;
+	plan->nwrites = 1;
+	plan->exact = plan->rep.exact;
+	if (plan->exact)
+		return 0;
+	wimg = image_dfa_write(want, &want_len);
+	/* the lowered image stays the fallback in writes[0] until this fits */
+	uint8_t *lowered = plan->writes[0];
+	plan->writes[0] = malloc(vs);
+	if (!plan->writes[0]) {
+		plan->writes[0] = lowered;
+		err = -ENOMEM;
+		goto fail;
+	}
+	if (bee_narrow_replace(live, vs, wimg, plan->writes[0], plan->writes[1], plan->writes[2]) == 0) {
+		free(lowered);
+		plan->nwrites = 3;
+		plan->exact = plan->replaced = true;
+	} else {
+		free(plan->writes[0]);
+		plan->writes[0] = lowered;
+	}
+	free(wimg);
+	return 0;
+fail:
+	free(wimg);
+	bee_narrow_plan_fini(plan);
+	return err;
+}
+
+void bee_narrow_plan_fini(struct bee_narrow_plan *plan)
+{
+	for (int i = 0; i < 3; i++)
+		free(plan->writes[i]);
+	memset(plan, 0, sizeof(*plan));
 }
 
 /* ---- net: an entry's ports from its rules ------------------------------------------------ */
@@ -415,7 +505,8 @@ static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 	struct lower_opts lo = { .sz = sizeof(lo), .exclude = rv->exclude };
 	struct lowered *lw = NULL;
 	struct diag_ctx dc;
-	uint8_t *live = NULL, *out = NULL;
+	struct bee_narrow_plan plan = { 0 };
+	uint8_t *live = NULL;
 	struct bpf_map_info info = { 0 };
 	uint32_t info_len = sizeof(info), zero = 0;
 	int fd = -1, err;
@@ -427,13 +518,12 @@ static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 	}
 	if ((fd = err = pinned_map(rv, map)) < 0)
 		goto out;
-	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0 || info.key_size != 4 || info.value_size < 272) {
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0 || info.key_size != 4 ||
+	    info.value_size < sizeof(struct bee_dfa_hdr)) {
 		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "map '%s' is not an automaton map", map);
 		goto out;
 	}
-	live = malloc(info.value_size);
-	out = malloc(info.value_size);
-	if (!live || !out) {
+	if (!(live = malloc(info.value_size))) {
 		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -441,33 +531,41 @@ static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -errno, "map '%s': %s", map, strerror(errno));
 		goto out;
 	}
-	if (bee_dfa_image_check(live, info.value_size)) {
+	/* an earlier replacement may leave zero bytes after the image */
+	const struct bee_dfa_hdr *lh = (const struct bee_dfa_hdr *)live;
+	if (lh->size > info.value_size || bee_dfa_image_check(live, lh->size)) {
 		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "map '%s' holds no well-formed automaton", map);
 		goto out;
 	}
-	struct bee_narrow_report rep;
-	err = bee_narrow_dfa((const struct bee_dfa_hdr *)live, lw->dfa[d], out, &rep);
+	err = bee_narrow_plan(lh, info.value_size, lw->dfa[d], &plan);
 	if (err) {
-		bee_fail(rv->e, BEE_STAGE_REVOKE, err, "map '%s': the policy without rule %u would widen it: refused",
-			 map, rv->rule->index);
+		bee_fail(rv->e, BEE_STAGE_REVOKE, err, "map '%s': %s", map,
+			 err == -EINVAL ? "the policy without the rule would widen it: refused" : strerror(-err));
 		goto out;
 	}
-	if (bpf_map_update_elem(fd, &zero, out, BPF_EXIST) < 0) {
-		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -errno, "map '%s': %s", map, strerror(errno));
+	for (int i = 0; i < plan.nwrites && !err; i++)
+		if (bpf_map_update_elem(fd, &zero, plan.writes[i], BPF_EXIST) < 0)
+			err = bee_fail(rv->e, BEE_STAGE_REVOKE, -errno, "map '%s': %s%s", map, strerror(errno),
+				       i ? " (it now refuses everything it decides: fail closed)" : "");
+	if (err)
 		goto out;
-	}
-	rv->res->exact = rep.exact;
-	if (!rep.exact)
+	rv->res->exact = plan.exact;
+	if (plan.replaced)
 		snprintf(rv->res->note, sizeof(rv->res->note),
-			 "the live automaton cannot tell the rule's strings from others, so %u of its states "
-			 "narrowed beyond the rule (e.g. '%s' lost %s%s too)",
-			 rep.states_over, rep.example, rep.example_lost & 1 ? "read " : "",
-			 rep.example_lost & 2 ? "write" : rep.example_lost & 12 ? "execute" : "");
+			 "map '%s': the narrowed automaton replaced the live one (what it decides was refused "
+			 "while the three writes ran)", map);
+	else if (!plan.exact)
+		snprintf(rv->res->note, sizeof(rv->res->note),
+			 "map '%s': the narrowed automaton does not fit the live map, and the live one cannot tell "
+			 "the rule's strings from others: %u of its states narrowed beyond the rule (e.g. '%s' lost "
+			 "%s%s%s too)", map, plan.rep.states_over, plan.rep.example,
+			 plan.rep.example_lost & 1 ? "read " : "", plan.rep.example_lost & 2 ? "write " : "",
+			 plan.rep.example_lost & 12 ? "execute" : "");
 out:
 	if (fd >= 0)
 		close(fd);
 	free(live);
-	free(out);
+	bee_narrow_plan_fini(&plan);
 	lowered_free(lw);
 	diag_fini(&dc);
 	return err;

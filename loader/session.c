@@ -215,10 +215,14 @@ static int pick_backend(struct bee_session *s, enum bee_backend want, char *bpff
 		return bee_fail(e, BEE_STAGE_GATE, err, "injected fault");
 	if (want == BEE_BACKEND_LANDLOCK) {
 		/* the gates this backend needs; no BTF to parse, no probe to load */
-		if (!s->mf.ll_expressible)
+		if (!s->mf.ll_expressible) {
+			char rule[32] = "";
+			if (s->mf.ll_rule >= 0)
+				snprintf(rule, sizeof(rule), " (rule %ld)", s->mf.ll_rule);
 			return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL,
-					"policy '%s' cannot be enforced by Landlock: %s", s->mf.name,
+					"policy '%s' cannot be enforced by Landlock%s: %s", s->mf.name, rule,
 					s->mf.ll_reason);
+		}
 		s->ll_abi = bee_landlock_abi();
 		if (s->ll_abi < 1)
 			return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
