@@ -1,0 +1,761 @@
+/* test_libbee: libbee's parts that need no kernel session, table driven:
+ *
+ *   - the stage table: names and exit statuses distinct, 126/127 for exec
+ *   - audit lines: exactly ts, kind, action, resource, decision in this
+ *     order, the time format, escaping, non-UTF-8 bytes, detail keys
+ *   - ring-buffer records to lines: every resource kind, malformed sizes
+ *   - Landlock's audit text: fields (quoted and hex), blockers to kind and
+ *     action
+ *   - revoke's narrowing: fs/exec automata against the policy without the
+ *     rule on many strings (never wider than the live image, exact when
+ *     it says so, narrower-but-reported when not), and network values
+ *     recomputed from provenance equal to the compiler's
+ *   - the environment filter: allow globs, set values, context, decisions
+ *   - packs: a compiled pack loads, a corrupted one is refused with the
+ *     reader's message, query answers as beec query does
+ *   - the registry: write, read, list, gc of a dead bee-load's record
+ */
+#include "internal.h"
+
+#include "bee_audit.h"
+#include "bee_net.h"
+#include "eval.h"
+#include "image.h"
+#include "libbeec.h"
+#include "lower.h"
+#include "netset.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <regex.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+static char tmpdir[64];
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+struct policy {
+	struct beec_policy p;
+	struct diag_ctx dc;
+};
+
+static void policy_text(struct policy *pol, const char *text)
+{
+	static const char *const defs[] = { "HOME=/home/dev", "PROJECT=/home/dev/src/app" };
+	struct beec_opts o = { .sz = sizeof(o), .defines = defs, .ndefines = 2 };
+	memset(pol, 0, sizeof(*pol));
+	diag_init(&pol->dc);
+	pol->p.src = source_new("t.toml", text, strlen(text));
+	int err = beec_policy__parse(&pol->p, &pol->dc);
+	if (!err)
+		err = beec_policy__build(&pol->p, &o, &pol->dc);
+	if (!err)
+		err = beec_policy__lower(&pol->p, &o, &pol->dc);
+	if (err)
+		diag_print(&pol->dc, stderr);
+	assert_int_equal(err, 0);
+}
+
+static void policy_free(struct policy *pol)
+{
+	beec_policy__fini(&pol->p);
+	diag_fini(&pol->dc);
+}
+
+/* The policy's pack in tmpdir/name, through libbeec (clang included). */
+static void pack_write(const char *text, const char *name, char *path, size_t size)
+{
+	struct policy pol;
+	static const char *const defs[] = { "HOME=/home/dev", "PROJECT=/home/dev/src/app" };
+	struct beec_opts o = { .sz = sizeof(o), .defines = defs, .ndefines = 2 };
+	uint8_t *buf;
+	size_t len;
+	policy_text(&pol, text);
+	assert_int_equal(beec_policy__pack(&pol.p, &o, &pol.dc, &buf, &len), 0);
+	snprintf(path, size, "%s/%s", tmpdir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	free(buf);
+	policy_free(&pol);
+}
+
+/* ---- stages ---------------------------------------------------------------------- */
+
+static void test_stages(void **state)
+{
+	(void)state;
+	for (int a = 0; a < BEE_STAGE_COUNT; a++) {
+		assert_true(strlen(bee_stage__name((enum bee_stage)a)) > 0);
+		assert_true(strlen(bee_stage__doc((enum bee_stage)a)) > 0);
+		for (int b = a + 1; b < BEE_STAGE_COUNT; b++) {
+			assert_string_not_equal(bee_stage__name((enum bee_stage)a), bee_stage__name((enum bee_stage)b));
+			assert_int_not_equal(bee_stage__exit_status((enum bee_stage)a, 0),
+					     bee_stage__exit_status((enum bee_stage)b, 0));
+		}
+		int st = bee_stage__exit_status((enum bee_stage)a, 0);
+		/* never a status a shell gives a signal, nor 1 (query's Deny) */
+		assert_true(st < 128 && st != 1);
+	}
+	assert_int_equal(bee_stage__exit_status(BEE_STAGE_GATE, 0), 65);
+	assert_int_equal(bee_stage__exit_status(BEE_STAGE_EXEC, -EACCES), 126);
+	assert_int_equal(bee_stage__exit_status(BEE_STAGE_EXEC, -ENOENT), 127);
+	enum bee_backend b;
+	assert_int_equal(bee_backend__parse("landlock", &b), 0);
+	assert_int_equal(b, BEE_BACKEND_LANDLOCK);
+	assert_int_equal(bee_backend__parse("bpf-lsm", &b), 0);
+	assert_int_equal(b, BEE_BACKEND_BPF_LSM);
+	assert_int_equal(bee_backend__parse("lsm", &b), -EINVAL);
+	struct bee_error e;
+	bee_fail(&e, BEE_STAGE_ATTACH, -EPERM, "prog '%s': failed\nto attach", "x");
+	assert_string_equal(e.msg, "attach: prog 'x': failed to attach");
+	assert_int_equal(e.err, -EPERM);
+}
+
+/* ---- audit lines ------------------------------------------------------------------ */
+
+#define TS_RE "\"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z\""
+
+static void assert_five_keys(const char *line)
+{
+	regex_t re;
+	assert_int_equal(regcomp(&re, "^\\{\"ts\":" TS_RE ",\"kind\":\"(FileSystem|Network|Environment|Process)\","
+				      "\"action\":\"(Read|Write|Connect|Listen|Execute)\",\"resource\":\".*\","
+				      "\"decision\":\"(Allow|Deny)\"\\}\n$",
+			     REG_EXTENDED),
+			 0);
+	int m = regexec(&re, line, 0, NULL, 0);
+	regfree(&re);
+	if (m)
+		fprintf(stderr, "not a five-key line: %s", line);
+	assert_int_equal(m, 0);
+	json_error_t je;
+	json_t *o = json_loads(line, 0, &je);
+	assert_non_null(o);
+	const char *keys[] = { "ts", "kind", "action", "resource", "decision" };
+	size_t i = 0;
+	for (void *it = json_object_iter(o); it; it = json_object_iter_next(o, it), i++) {
+		assert_true(i < 5);
+		assert_string_equal(json_object_iter_key(it), keys[i]);
+	}
+	assert_int_equal(i, 5);
+	json_decref(o);
+}
+
+static void test_audit_format(void **state)
+{
+	(void)state;
+	static const struct {
+		int64_t ns;
+		const char *resource;
+		size_t len;
+		const char *want;
+	} rows[] = {
+		{ 0, "/etc/passwd", 11,
+		  "{\"ts\":\"1970-01-01T00:00:00.000Z\",\"kind\":\"FileSystem\",\"action\":\"Read\","
+		  "\"resource\":\"/etc/passwd\",\"decision\":\"Deny\"}\n" },
+		{ 1788933600123456789LL, "a\"b\\c\nd", 7,
+		  "{\"ts\":\"2026-09-09T06:00:00.123Z\",\"kind\":\"FileSystem\",\"action\":\"Read\","
+		  "\"resource\":\"a\\\"b\\\\c\\u000ad\",\"decision\":\"Deny\"}\n" },
+		/* invalid UTF-8 and an overlong form become U+FFFD; valid stays */
+		{ 999, "x\xff\xc0\xafy\xc3\xa9", 7,
+		  "{\"ts\":\"1970-01-01T00:00:00.000Z\",\"kind\":\"FileSystem\",\"action\":\"Read\","
+		  "\"resource\":\"x\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdy\xc3\xa9\",\"decision\":\"Deny\"}\n" },
+		{ -1, "", 0,
+		  "{\"ts\":\"1969-12-31T23:59:59.999Z\",\"kind\":\"FileSystem\",\"action\":\"Read\","
+		  "\"resource\":\"\",\"decision\":\"Deny\"}\n" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct bee_audit_line l = { .realtime_ns = rows[i].ns, .kind = "FileSystem", .action = "Read",
+					    .decision = "Deny", .resource = rows[i].resource,
+					    .resource_len = rows[i].len, .pid = 7, .comm = "c", .rule = -1 };
+		size_t len;
+		char *s = bee_audit_format(&l, "p", false, &len);
+		assert_string_equal(s, rows[i].want);
+		assert_int_equal(len, strlen(rows[i].want));
+		assert_five_keys(s);
+		free(s);
+	}
+	/* detail: after the five keys, in a fixed order */
+	struct bee_audit_line l = { .realtime_ns = 0, .kind = "Network", .action = "Connect", .decision = "Allow",
+				    .resource = "1.2.3.4:5", .resource_len = 9, .pid = 42, .comm = "cu\"rl",
+				    .source = "bpf", .reason = "granted", .rule = 3 };
+	size_t len;
+	char *s = bee_audit_format(&l, "pol", true, &len);
+	assert_string_equal(s, "{\"ts\":\"1970-01-01T00:00:00.000Z\",\"kind\":\"Network\",\"action\":\"Connect\","
+			       "\"resource\":\"1.2.3.4:5\",\"decision\":\"Allow\",\"pid\":42,\"comm\":\"cu\\\"rl\","
+			       "\"policy\":\"pol\",\"source\":\"bpf\",\"reason\":\"granted\",\"rule\":3}\n");
+	free(s);
+}
+
+static void test_audit_events(void **state)
+{
+	(void)state;
+	uint8_t buf[sizeof(struct bee_audit_event) + 64];
+	struct bee_audit_event *ev = (void *)buf;
+	struct bee_audit_line l;
+	char res[4200], comm[17];
+	static const struct {
+		uint8_t resource, kind, action, decision, hook;
+		uint16_t family, port;
+		uint8_t type, proto;
+		const char *addr_or_path;
+		const char *want;
+	} rows[] = {
+		{ BEE_AUDIT_RES_INET, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_CONNECT, BEE_AUDIT_DENY, BEE_AUDIT_HOOK_CONNECT4,
+		  AF_INET, 8080, 0, 6, "127.0.0.1", "127.0.0.1:8080" },
+		{ BEE_AUDIT_RES_INET, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_LISTEN, BEE_AUDIT_ALLOW, BEE_AUDIT_HOOK_BIND6,
+		  AF_INET6, 443, 0, 6, "::1", "[::1]:443" },
+		{ BEE_AUDIT_RES_INET, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_CONNECT, BEE_AUDIT_DENY, BEE_AUDIT_HOOK_CONNECT6,
+		  AF_INET6, 53, 0, 17, "::ffff:10.0.0.1", "[::ffff:10.0.0.1]:53" },
+		{ BEE_AUDIT_RES_PATH, BEE_AUDIT_KIND_FILESYSTEM, BEE_AUDIT_ACTION_WRITE, BEE_AUDIT_DENY, BEE_AUDIT_HOOK_FILE_OPEN,
+		  0, 0, 0, 0, "/etc/shadow", "/etc/shadow" },
+		{ BEE_AUDIT_RES_PATH, BEE_AUDIT_KIND_PROCESS, BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_DENY, BEE_AUDIT_HOOK_MMAP_FILE,
+		  0, 0, 0, 0, "", "inode:8:1:1234" },
+		{ BEE_AUDIT_RES_FILE, BEE_AUDIT_KIND_PROCESS, BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_DENY,
+		  BEE_AUDIT_HOOK_FILE_MPROTECT, 0, 0, 0, 0, "", "inode:8:1:1234" },
+		{ BEE_AUDIT_RES_UNIX, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_CONNECT, BEE_AUDIT_DENY,
+		  BEE_AUDIT_HOOK_UNIX_STREAM_CONNECT, AF_UNIX, 0, 0, 0, "@dbus", "@dbus" },
+		{ BEE_AUDIT_RES_SOCKET, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_CONNECT, BEE_AUDIT_DENY,
+		  BEE_AUDIT_HOOK_SOCKET_CREATE, AF_NETLINK, 0, SOCK_RAW, 0, "", "socket:AF_NETLINK/SOCK_RAW/0" },
+		{ BEE_AUDIT_RES_SOCKET, BEE_AUDIT_KIND_NETWORK, BEE_AUDIT_ACTION_CONNECT, BEE_AUDIT_DENY,
+		  BEE_AUDIT_HOOK_SOCK_CREATE, 99, 0, 9, 3, "", "socket:99/9/3" },
+		{ BEE_AUDIT_RES_NONE, BEE_AUDIT_KIND_PROCESS, BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_DENY,
+		  BEE_AUDIT_HOOK_USERNS_CREATE, 0, 0, 0, 0, "", "userns" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(buf, 0, sizeof(buf));
+		ev->ktime_ns = 5000000000ULL;
+		ev->pid = 99;
+		memcpy(ev->comm, "probe", 5);
+		ev->kind = rows[i].kind;
+		ev->action = rows[i].action;
+		ev->decision = rows[i].decision;
+		ev->hook = rows[i].hook;
+		ev->resource = rows[i].resource;
+		ev->reason = BEE_AUDIT_REASON_NOT_GRANTED;
+		size_t size = sizeof(*ev);
+		if (rows[i].resource == BEE_AUDIT_RES_INET || rows[i].resource == BEE_AUDIT_RES_SOCKET) {
+			ev->net.family = rows[i].family;
+			ev->net.port = rows[i].port;
+			ev->net.type = rows[i].type;
+			ev->net.proto = rows[i].proto;
+			if (rows[i].resource == BEE_AUDIT_RES_INET)
+				inet_pton(rows[i].family, rows[i].addr_or_path, ev->net.addr);
+		} else if (*rows[i].addr_or_path) {
+			ev->path_len = (uint16_t)strlen(rows[i].addr_or_path);
+			memcpy(ev + 1, rows[i].addr_or_path, ev->path_len);
+			size += ev->path_len;
+		} else {
+			ev->file.dev = 8u << 20 | 1;
+			ev->file.ino = 1234;
+		}
+		assert_int_equal(bee_audit_event_line(buf, size, 1000, &l, res, sizeof(res), comm), 0);
+		assert_int_equal(l.resource_len, strlen(rows[i].want));
+		assert_memory_equal(l.resource, rows[i].want, l.resource_len);
+		assert_int_equal(l.realtime_ns, 5000001000LL);
+		assert_string_equal(l.comm, "probe");
+		assert_int_equal(l.pid, 99);
+		assert_string_equal(l.decision, rows[i].decision == BEE_AUDIT_DENY ? "Deny" : "Allow");
+		assert_string_equal(l.reason, "not granted");
+	}
+	/* malformed: short, a path longer than the record, an unknown kind */
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(bee_audit_event_line(buf, sizeof(*ev) - 1, 0, &l, res, sizeof(res), comm), -EINVAL);
+	ev->path_len = 10;
+	assert_int_equal(bee_audit_event_line(buf, sizeof(*ev) + 9, 0, &l, res, sizeof(res), comm), -EINVAL);
+	ev->path_len = 0;
+	ev->kind = 200;
+	assert_int_equal(bee_audit_event_line(buf, sizeof(*ev), 0, &l, res, sizeof(res), comm), -EINVAL);
+}
+
+/* ---- Landlock's audit text ------------------------------------------------------------- */
+
+static void test_kaudit_parse(void **state)
+{
+	(void)state;
+	struct bee_kaudit_access a;
+	assert_int_equal(bee_kaudit_parse_access("domain=1a32d1665 blockers=fs.read_file path=\"/etc/hostname\" "
+						 "dev=\"vda\" ino=733",
+						 0, &a),
+			 0);
+	assert_string_equal(a.domain, "1a32d1665");
+	assert_string_equal(a.blockers, "fs.read_file");
+	assert_string_equal(a.path, "/etc/hostname");
+	/* a path with a space is logged in hex */
+	assert_int_equal(bee_kaudit_parse_access("domain=5 blockers=fs.make_reg,fs.refer path=2F746D702F6120622063 dev=\"vda\" ino=1",
+						 0, &a),
+			 0);
+	assert_string_equal(a.path, "/tmp/a b c");
+	assert_int_equal(bee_kaudit_parse_access("domain=5 blockers=scope.signal opid=1234 ocomm=\"x\"", 0, &a), 0);
+	assert_string_equal(a.path, "pid:1234");
+	assert_int_equal(bee_kaudit_parse_access("blockers=fs.read_file", 0, &a), -EINVAL);
+	static const struct {
+		const char *blockers, *kind, *action;
+	} rows[] = {
+		{ "fs.execute", "Process", "Execute" },
+		{ "fs.read_file", "FileSystem", "Read" },
+		{ "fs.write_file,fs.read_file", "FileSystem", "Read" },
+		{ "fs.read_dir", "FileSystem", "Read" },
+		{ "fs.write_file", "FileSystem", "Write" },
+		{ "fs.make_reg", "FileSystem", "Write" },
+		{ "fs.truncate", "FileSystem", "Write" },
+		{ "fs.remove_file,fs.refer", "FileSystem", "Write" },
+		{ "net.bind_tcp", "Network", "Listen" },
+		{ "net.connect_tcp", "Network", "Connect" },
+		{ "scope.abstract_unix_socket", "Network", "Connect" },
+		{ "ptrace", "Process", "Read" },
+		{ "scope.signal", "Process", "Write" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *k, *act;
+		bee_kaudit_blockers(rows[i].blockers, &k, &act);
+		assert_string_equal(k, rows[i].kind);
+		assert_string_equal(act, rows[i].action);
+	}
+}
+
+/* ---- revoke: automata --------------------------------------------------------------------- */
+
+static const char *const sample_paths[] = {
+	"/", "/a", "/a/b", "/a/c", "/a/b/x", "/a/c/x", "/a/bb", "/etc/passwd", "/etc/shadow", "/etc",
+	"/usr/lib/libc.so", "/usr/bin/sh", "/usr", "/home/dev/src/app", "/home/dev/src/app/out/x",
+	"/home/dev/src/app/.env", "/home/dev/src/app/k.pem", "/home/dev/.ssh/id", "/x/y/z.pem",
+};
+
+/* Random paths over the bytes the rules use. */
+static void random_path(unsigned *seed, char *buf, size_t size)
+{
+	static const char alpha[] = "/abcehlprsuxz.";
+	size_t n = 1 + (size_t)(rand_r(seed) % (int)(size - 2));
+	buf[0] = '/';
+	for (size_t i = 1; i < n; i++)
+		buf[i] = alpha[rand_r(seed) % (int)(sizeof(alpha) - 1)];
+	buf[n] = '\0';
+}
+
+static uint32_t walk(const void *img, const char *s)
+{
+	struct bee_verdict v;
+	bee_eval_dfa(img, s, strlen(s), &v);
+	return v.perms;
+}
+
+struct narrow_case {
+	const char *policy;
+	enum ir_domain domain;
+	unsigned revoke;
+	int nwrites;                /* 1: permission words lowered; 3: replaced */
+	bool exact;
+	size_t extra_value;         /* bytes the map value has beyond the image */
+};
+
+/* The walk of the BPF programs over a buffer of value_size bytes. */
+static uint32_t walk_value(const void *value, size_t value_size, const char *s)
+{
+	struct bee_dfa_answer a;
+	bee_dfa_match(value, (__u32)value_size, (const __u8 *)s, (__u32)strlen(s), &a);
+	return a.perms;
+}
+
+/* A half-done write: each byte from a or b. */
+static void mix(const uint8_t *a, const uint8_t *b, uint8_t *out, size_t n, unsigned *seed)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = rand_r(seed) & 1 ? a[i] : b[i];
+}
+
+static const char *next_path(size_t i, unsigned *seed, char *buf, size_t size)
+{
+	if (i < sizeof(sample_paths) / sizeof(sample_paths[0]))
+		return sample_paths[i];
+	random_path(seed, buf, size);
+	return buf;
+}
+
+static void narrow_one(const struct narrow_case *c)
+{
+	struct policy pol;
+	policy_text(&pol, c->policy);
+	const struct ir_policy *ir = pol.p.ir;
+	size_t live_len;
+	struct bee_dfa_hdr *img = image_dfa_write(pol.p.lw->dfa[c->domain], &live_len);
+	size_t vs = live_len + c->extra_value;
+	uint8_t *live = calloc(1, vs), *m = malloc(vs);
+	memcpy(live, img, live_len);
+	bool *ex = calloc(ir->nrules, sizeof(bool));
+	ex[c->revoke] = true;
+	struct lower_opts lo = { .sz = sizeof(lo), .exclude = ex };
+	struct lowered *lw;
+	assert_int_equal(lower_policy(ir, &lo, NULL, &lw), 0);
+	size_t want_len;
+	struct bee_dfa_hdr *want = image_dfa_write(lw->dfa[c->domain], &want_len);
+	struct bee_narrow_plan plan;
+	assert_int_equal(bee_narrow_plan((struct bee_dfa_hdr *)live, vs, lw->dfa[c->domain], &plan), 0);
+	if (plan.nwrites != c->nwrites || plan.exact != c->exact)
+		fprintf(stderr, "policy %s: writes %d exact %d, over %u, example '%s'\n", c->policy, plan.nwrites,
+			plan.exact, plan.rep.states_over, plan.rep.example);
+	assert_int_equal(plan.nwrites, c->nwrites);
+	assert_int_equal(plan.exact, c->exact);
+	const uint8_t *final = plan.writes[plan.nwrites - 1];
+	unsigned seed = 7;
+	char path[64];
+	for (size_t i = 0; i < 20000; i++) {
+		const char *s = next_path(i, &seed, path, sizeof(path));
+		uint32_t o = walk(live, s), n = walk_value(final, vs, s), w = walk(want, s);
+		assert_int_equal(n & ~o, 0);      /* never wider than the live image */
+		assert_int_equal(n & ~w, 0);      /* never wider than the policy without the rule */
+		if (plan.exact)
+			assert_int_equal(n, w);
+	}
+	/* every write may be read half-done: never wider than before it, and
+	 * in the middle of a replacement never anything at all */
+	const uint8_t *before = live;
+	for (int k = 0; k < plan.nwrites; k++) {
+		const uint8_t *after = plan.writes[k];
+		for (int round = 0; round < 200; round++) {
+			mix(before, after, m, vs, &seed);
+			for (size_t i = 0; i < 200; i++) {
+				const char *s = next_path(i, &seed, path, sizeof(path));
+				uint32_t got = walk_value(m, vs, s);
+				uint32_t limit = walk_value(before, vs, s) | walk_value(after, vs, s);
+				if (plan.nwrites == 3 && k == 1)
+					limit = 0;
+				assert_int_equal(got & ~limit, 0);
+				assert_int_equal(got & ~walk(live, s), 0);
+			}
+		}
+		before = after;
+	}
+	if (!plan.exact) {
+		assert_true(strlen(plan.rep.example) > 0);
+		assert_int_not_equal(walk(want, plan.rep.example) & ~walk_value(final, vs, plan.rep.example), 0);
+	}
+	bee_narrow_plan_fini(&plan);
+	free(m);
+	free(live);
+	free(img);
+	free(want);
+	free(ex);
+	lowered_free(lw);
+	policy_free(&pol);
+}
+
+static void test_narrow_dfa(void **state)
+{
+	(void)state;
+	static const struct narrow_case rows[] = {
+		/* write taken, read stays: permission words only, exact */
+		{ "version = 1\nname = \"t\"\n[fs]\nread = [\"/a/**\"]\nwrite = [\"/a/**\"]\n", IR_DOMAIN_FS, 1, 1,
+		  true, 0 },
+		/* the live table merged what the two globs reach: replaced */
+		{ "version = 1\nname = \"t\"\n[fs]\nread = [\"/usr/**\", \"/x/**\"]\ndeny = [\"**/*.pem\"]\n",
+		  IR_DOMAIN_FS, 1, 3, true, 0 },
+		/* two files read alike share an accepting state: replaced */
+		{ "version = 1\nname = \"t\"\n[fs]\nread = [\"/etc/passwd\", \"/etc/shadow\", \"/usr/**\"]\n",
+		  IR_DOMAIN_FS, 1, 3, true, 0 },
+		{ "version = 1\nname = \"t\"\n[exec]\nallow = [\"/usr/bin/sh\", \"/usr/bin/ls\", \"/usr/lib/**\"]\n",
+		  IR_DOMAIN_EXEC, 0, 3, true, 0 },
+		/* without "/a/ **", "/a/b" needs states the live table lacks:
+		 * permission words only, and "/a/b" loses its read too */
+		{ "version = 1\nname = \"t\"\n[fs]\nread = [\"/a/**\", \"/a/b\"]\n", IR_DOMAIN_FS, 0, 1, false, 0 },
+		{ "version = 1\nname = \"t\"\n[fs]\nread = [\"/a/**\", \"/a/b\"]\n", IR_DOMAIN_FS, 0, 1, false, 64 },
+		{ "version = 1\nname = \"t\"\n[fs]\nread = [\"/a/**\", \"/a/b/c\", \"/a/x*/y\"]\n", IR_DOMAIN_FS, 0, 1,
+		  false, 0 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		narrow_one(&rows[i]);
+}
+
+/* A narrowed automaton that widens is refused. */
+static void test_narrow_refuses_widening(void **state)
+{
+	(void)state;
+	struct policy a, b;
+	policy_text(&a, "version = 1\nname = \"t\"\n[fs]\nread = [\"/etc/passwd\"]\n");
+	policy_text(&b, "version = 1\nname = \"t\"\n[fs]\nread = [\"/etc/passwd\", \"/etc/shadow\"]\n");
+	size_t len;
+	struct bee_dfa_hdr *live = image_dfa_write(a.p.lw->dfa[IR_DOMAIN_FS], &len);
+	void *out = malloc(len);
+	struct bee_narrow_report rep;
+	assert_int_equal(bee_narrow_dfa(live, b.p.lw->dfa[IR_DOMAIN_FS], out, &rep), -EINVAL);
+	free(out);
+	free(live);
+	policy_free(&a);
+	policy_free(&b);
+}
+
+/* ---- revoke: network values ------------------------------------------------------------------ */
+
+static void test_narrow_net(void **state)
+{
+	(void)state;
+	struct policy pol;
+	policy_text(&pol, "version = 1\nname = \"t\"\n[net]\n"
+			  "connect = [\"10.0.0.0/8:1-100\", \"10.1.0.0/16:50-200\", \"10.1.0.0/16:300\", \"[::1]:80\"]\n"
+			  "bind = [\"127.0.0.1:8000\"]\n"
+			  "deny = [\"10.1.2.0/24:60\"]\n");
+	const struct ir_policy *ir = pol.p.ir;
+	const struct netset *ns = pol.p.lw->net;
+	struct netset_image img;
+	netset_image_build(ns, &img);
+	/* every entry from its provenance equals the compiler's value */
+	for (size_t i = 0; i < ns->nentries; i++) {
+		const struct netset_entry *en = &ns->entries[i];
+		unsigned prov[16];
+		for (unsigned j = 0; j < en->nrules; j++)
+			prov[j] = ns->rules[en->rules[j]].index;
+		const struct bee_net_value *want = i < ns->n4 ? &img.values4[i] : &img.values6[i - ns->n4];
+		struct bee_net_value v = *want;
+		assert_int_equal(bee_narrow_net_value(ir, prov, en->nrules, en->dir, en->proto, NULL, &v), 0);
+		assert_memory_equal(&v, want, sizeof(v));
+		/* without rule 1 (10.1.0.0/16:50-200): ports only go away */
+		bool ex[8] = { false, true };
+		struct bee_net_value n = *want;
+		bee_narrow_net_value(ir, prov, en->nrules, en->dir, en->proto, ex, &n);
+		for (unsigned p = 0; p < 65536; p++) {
+			int before = bee_net_ports_allow(want, (uint16_t)p), after = bee_net_ports_allow(&n, (uint16_t)p);
+			assert_false(after && !before);
+		}
+		/* the /16 entry keeps 1-59, 61-100 (rule 0), 300 (rule 2), minus the deny for the /24 */
+		if (en->family == IR_NET_IPV4 && en->prefix == 16 && en->dir == BEE_NET_CONNECT) {
+			assert_int_equal(n.nranges, 2);
+			assert_int_equal(n.ranges[0].lo, 1);
+			assert_int_equal(n.ranges[0].hi, 100);
+			assert_int_equal(n.ranges[1].lo, 300);
+		}
+		if (en->family == IR_NET_IPV4 && en->prefix == 24) {
+			assert_int_equal(n.nranges, 3);   /* 1-59, 61-100, 300 */
+			assert_int_equal(n.ranges[1].lo, 61);
+		}
+	}
+	netset_image_free(&img);
+	policy_free(&pol);
+}
+
+/* ---- environment -------------------------------------------------------------------------- */
+
+struct env_seen {
+	char names[16][32];
+	bool allow[16];
+	size_t n;
+};
+
+static void on_env(void *ctx, const char *name, size_t len, bool allow)
+{
+	struct env_seen *s = ctx;
+	snprintf(s->names[s->n], sizeof(s->names[0]), "%.*s", (int)len, name);
+	s->allow[s->n++] = allow;
+}
+
+static void test_env(void **state)
+{
+	(void)state;
+	char path[256];
+	pack_write("version = 1\nname = \"envt\"\n[env]\nallow = [\"PATH\", \"LC_*\", \"KEEP\"]\n"
+		   "set = { KEEP = \"policy\", NEW = \"n\" }\n",
+		   "env.bpfpack", path, sizeof(path));
+	struct bee_pack *p;
+	struct bee_manifest m;
+	struct bee_error e;
+	assert_int_equal(bee_pack_load(path, &p, &m, &e), 0);
+	const char *launcher[] = { "PATH=/bin", "SECRET=x", "LC_ALL=C", "KEEP=launcher", "LCX=1", "noequals", NULL };
+	const char *ctx[] = { "NEW=context", "EXTRA=1" };
+	struct env_seen seen = { 0 };
+	char **envp;
+	assert_int_equal(bee_env_build(p, &m, launcher, ctx, 2, on_env, &seen, &envp), 0);
+	const char *want[] = { "PATH=/bin", "LC_ALL=C", "KEEP=policy", "NEW=context", "EXTRA=1", NULL };
+	for (size_t i = 0; want[i] || envp[i]; i++) {
+		assert_non_null(want[i]);
+		assert_non_null(envp[i]);
+		assert_string_equal(envp[i], want[i]);
+	}
+	bee_env_free(envp);
+	assert_int_equal(seen.n, 5);
+	static const struct { const char *name; bool allow; } dec[] = {
+		{ "PATH", true }, { "SECRET", false }, { "LC_ALL", true }, { "KEEP", true }, { "LCX", false },
+	};
+	for (size_t i = 0; i < 5; i++) {
+		assert_string_equal(seen.names[i], dec[i].name);
+		assert_int_equal(seen.allow[i], dec[i].allow);
+	}
+	const char *bad[] = { "=x" };
+	assert_int_equal(bee_env_build(p, &m, launcher, bad, 1, NULL, NULL, &envp), -EINVAL);
+	bee_manifest_fini(&m);
+	bee_pack__close(p);
+	unlink(path);
+}
+
+/* ---- packs and query ----------------------------------------------------------------------- */
+
+static const char demo_policy[] =
+	"version = 1\nname = \"demo\"\n"
+	"[fs]\nread = [\"/usr/**\", \"${PROJECT}/**\"]\nwrite = [\"${PROJECT}/out/**\"]\n"
+	"[exec]\nallow = [\"/usr/bin/sh\", \"!/usr/bin/env\"]\n"
+	"[net]\nconnect = [\"127.0.0.1:47000-47009\"]\n"
+	"[env]\nallow = [\"PATH\"]\n";
+
+static void test_pack_and_query(void **state)
+{
+	(void)state;
+	char path[256], bad[300];
+	struct bee_pack *p;
+	struct bee_manifest m;
+	struct bee_error e;
+	pack_write(demo_policy, "demo.bpfpack", path, sizeof(path));
+	assert_int_equal(bee_pack_load(path, &p, &m, &e), 0);
+	assert_string_equal(m.name, "demo");
+	assert_true(m.nhooks >= 15);
+	assert_true(m.ll_expressible);
+	assert_non_null(bee_manifest_map(&m, "bee_fs"));
+	const struct bee_mf_rule *r = bee_manifest_rule(&m, 4);
+	assert_non_null(r);
+	assert_true(r->pinned);
+	char text[300];
+	bee_rule_format(r, text, sizeof(text));
+	assert_string_equal(text, "exec.allow !/usr/bin/env");
+	struct beec_policy pol;
+	assert_int_equal(bee_policy_rebuild(p, &m, &pol, &e), 0);
+	beec_policy__fini(&pol);
+	bee_manifest_fini(&m);
+	bee_pack__close(p);
+
+	static const struct {
+		const char *kind, *action, *resource;
+		bool allow;
+	} rows[] = {
+		{ "fs", "read", "/usr/lib/x", true },
+		{ "fs", "write", "/usr/lib/x", false },
+		{ "fs", "write", "/home/dev/src/app/out/a", true },
+		{ "exec", "execute", "/usr/bin/sh", true },
+		{ "exec", "execute", "/usr/bin/id", false },
+		{ "net", "connect", "127.0.0.1:47005", true },
+		{ "net", "connect", "127.0.0.1:47010", false },
+		{ "env", "read", "PATH", true },
+		{ "env", "read", "HOME", false },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct bee_decision d;
+		assert_int_equal(bee_decision__query(path, rows[i].kind, rows[i].action, rows[i].resource, &d, &e), 0);
+		assert_int_equal(d.allow, rows[i].allow);
+		assert_non_null(d.text);
+		assert_non_null(strstr(d.text, rows[i].allow ? "Allow" : "Deny"));
+		bee_decision__fini(&d);
+	}
+	struct bee_decision d;
+	assert_int_equal(bee_decision__query(path, "fs", "bogus", "/x", &d, &e), -EINVAL);
+	assert_int_equal(e.stage, BEE_STAGE_USAGE);
+
+	/* a flipped byte: the reader's own message, stage pack */
+	snprintf(bad, sizeof(bad), "%s.bad", path);
+	FILE *in = fopen(path, "rb"), *out = fopen(bad, "wb");
+	int c;
+	long off = 0;
+	while ((c = fgetc(in)) != EOF)
+		fputc(off++ == 300 ? c ^ 0x40 : c, out);
+	fclose(in);
+	fclose(out);
+	assert_int_equal(bee_pack_load(bad, &p, &m, &e), -EINVAL);
+	assert_int_equal(e.stage, BEE_STAGE_PACK);
+	assert_int_equal(strncmp(e.msg, "pack: ", 6), 0);
+	assert_null(strstr(e.msg, "pack: pack: "));
+	assert_int_equal(bee_pack_load("/nonexistent.bpfpack", &p, &m, &e), -ENOENT);
+	assert_int_equal(e.stage, BEE_STAGE_PACK);
+	unlink(bad);
+	unlink(path);
+}
+
+/* ---- registry -------------------------------------------------------------------------------- */
+
+static void test_registry(void **state)
+{
+	(void)state;
+	char sd[128];
+	snprintf(sd, sizeof(sd), "%s/state", tmpdir);
+	/* a bee-load that is gone: a child that has been reaped */
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	struct bee_registry_entry r = { .pid = dead, .starttime = 12345, .nrevoked = 2 };
+	unsigned rev[2] = { 3, 9 };
+	r.revoked = rev;
+	snprintf(r.id, sizeof(r.id), "00000000000000aa");
+	snprintf(r.policy, sizeof(r.policy), "pol");
+	snprintf(r.backend, sizeof(r.backend), "landlock");
+	snprintf(r.started, sizeof(r.started), "2026-01-01T00:00:00.000Z");
+	assert_int_equal(bee_registry_write(sd, &r), 0);
+	struct bee_registry_entry live = r;
+	snprintf(live.id, sizeof(live.id), "00000000000000bb");
+	live.pid = getpid();
+	live.starttime = bee_pid_starttime(getpid());
+	live.nrevoked = 0;
+	assert_int_equal(bee_registry_write(sd, &live), 0);
+
+	struct bee_registry_entry back;
+	assert_int_equal(bee_registry_read(sd, "00000000000000aa", &back), 0);
+	assert_int_equal(back.pid, dead);
+	assert_int_equal(back.nrevoked, 2);
+	assert_int_equal(back.revoked[1], 9);
+	assert_string_equal(back.backend, "landlock");
+	bee_registry_entry_fini(&back);
+	assert_int_equal(bee_registry_read(sd, "../etc", &back), -ENOENT);
+	bee_registry_entry_fini(&back);
+
+	struct bee_session_info *v;
+	size_t n;
+	struct bee_error e;
+	assert_int_equal(bee_sessions__list(sd, &v, &n, &e), 0);
+	assert_int_equal(n, 2);
+	assert_false(v[0].live);      /* sorted by start time, then id */
+	assert_true(v[1].live);
+	free(v);
+	assert_int_equal(bee_sessions__gc(sd, NULL, NULL, &e), 1);
+	assert_int_equal(bee_sessions__list(sd, &v, &n, &e), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(v[0].id, "00000000000000bb");
+	free(v);
+	assert_int_equal(bee_registry_remove(sd, "00000000000000bb"), 0);
+	assert_int_equal(bee_sessions__list(sd, &v, &n, &e), 0);
+	assert_int_equal(n, 0);
+	free(v);
+}
+
+int main(void)
+{
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/test_libbee-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		perror("test_libbee: mkdtemp");
+		return 1;
+	}
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stages),
+		cmocka_unit_test(test_audit_format),
+		cmocka_unit_test(test_audit_events),
+		cmocka_unit_test(test_kaudit_parse),
+		cmocka_unit_test(test_narrow_dfa),
+		cmocka_unit_test(test_narrow_refuses_widening),
+		cmocka_unit_test(test_narrow_net),
+		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_pack_and_query),
+		cmocka_unit_test(test_registry),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "test_libbee: cannot remove %s\n", tmpdir);
+	return rc;
+}
