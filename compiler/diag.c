@@ -244,6 +244,23 @@ void diag_print(const struct diag_ctx *dc, FILE *out)
 		fprintf(out, "beec: too many errors (stopped after %d)\n", DIAG_MAX_ERRORS);
 }
 
+const char *diag_quote(char *buf, size_t size, const char *s, size_t n, bool ascii)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (k == size - 4) {
+			memcpy(buf + k, "...", 3);
+			k += 3;
+			break;
+		}
+		unsigned char c = (unsigned char)s[i];
+		bool prints = c >= 0x20 && c != 0x7f && (!ascii || c < 0x7f);
+		buf[k++] = prints ? (char)c : '?';
+	}
+	buf[k] = '\0';
+	return buf;
+}
+
 static size_t edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);

@@ -90,6 +90,12 @@ void diag_add(struct diag_ctx *dc, enum diag_severity sev, struct loc loc, const
 /* Prints every queued diagnostic in queue order. */
 void diag_print(const struct diag_ctx *dc, FILE *out);
 
+/* Text quoted in a message, into buf (size bytes, at least 8): bytes that
+ * do not print become '?' (with ascii, bytes above 0x7e too: a lone byte
+ * of a UTF-8 sequence must not reach a terminal), and a long text is cut
+ * with "...". Returns buf. */
+const char *diag_quote(char *buf, size_t size, const char *s, size_t n, bool ascii);
+
 /* "did you mean": the candidate nearest to word by edit distance, if it is
  * close enough to be a plausible typo; NULL otherwise. cands ends with NULL. */
 const char *diag_suggest(const char *word, const char *const *cands);

@@ -37,23 +37,10 @@ static void err_note(struct parser *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A span of the entry made safe to quote in a message: bytes that do not
- * print become '?', and a long span is cut with "...". */
 #define SHOWLEN 64
 static const char *show(char buf[SHOWLEN], const char *s, size_t n)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k == SHOWLEN - 4) {
-			memcpy(buf + k, "...", 3);
-			k += 3;
-			break;
-		}
-		unsigned char c = (unsigned char)s[i];
-		buf[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	buf[k] = '\0';
-	return buf;
+	return diag_quote(buf, SHOWLEN, s, n, true);
 }
 
 static bool is_digit(char c)

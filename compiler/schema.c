@@ -86,23 +86,10 @@ static bool stop(const struct schema *s)
 	return s->dc->truncated;
 }
 
-/* Text quoted in a message: bytes that do not print become '?', and a long
- * text is cut with "...". Returns buf. */
 #define SHOWLEN 96
-static const char *show(char buf[SHOWLEN], const char *t, size_t n)
+static const char *show(char buf[SHOWLEN], const char *s, size_t n)
 {
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (k == SHOWLEN - 4) {
-			memcpy(buf + k, "...", 3);
-			k += 3;
-			break;
-		}
-		unsigned char c = (unsigned char)t[i];
-		buf[k++] = c >= 0x20 && c != 0x7f ? (char)c : '?';
-	}
-	buf[k] = '\0';
-	return buf;
+	return diag_quote(buf, SHOWLEN, s, n, false);
 }
 
 static const char *node_type(const struct toml_node *n)
