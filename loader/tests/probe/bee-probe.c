@@ -10,6 +10,9 @@
  *   bee-probe wait PATH [SECONDS]         until PATH exists
  *   bee-probe hardening                   no_new_privs, capabilities,
  *                                         umask, session, open fds
+ *   bee-probe serve ADDR PORT             accept and close connections
+ *                                         until killed (for benchmarks)
+ *   bee-probe connect-time ADDR PORT N    N connects; prints the mean ns
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *ename(int e)
@@ -128,6 +132,33 @@ int main(int argc, char **argv)
 		       prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), d[0].effective, d[1].effective, d[0].permitted,
 		       d[1].permitted, d[0].inheritable, d[1].inheritable, bnd, amb, (unsigned)um,
 		       getsid(0) == getpid(), fds, prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
+		return 0;
+	}
+	if (!strcmp(c, "serve") && argc == 4) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3])) };
+		inet_pton(AF_INET, argv[2], &sa.sin_addr);
+		int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 4096) < 0)
+			return say(errno);
+		say(0);
+		fflush(stdout);
+		for (;;) {
+			int c2 = accept(fd, NULL, NULL);
+			if (c2 >= 0)
+				close(c2);
+		}
+	}
+	if (!strcmp(c, "connect-time") && argc == 5) {
+		long n = atol(argv[4]), bad = 0;
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++)
+			bad += do_connect(argv[2], atoi(argv[3])) != 0;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		if (bad)
+			return say(EIO);
+		printf("%.0f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
 		return 0;
 	}
 	fprintf(stderr, "bee-probe: bad command\n");
