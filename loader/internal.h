@@ -275,7 +275,8 @@ struct bee_launch {
 
 /* Creates the tool's process in the cgroup, hardens it and execs argv.
  * Returns 0 with the pid and a pidfd once exec succeeded; otherwise a
- * failure of stage LAUNCH or EXEC, and the child is reaped. */
+ * failure of stage LAUNCH or EXEC, the child is reaped, and *pid is the
+ * pid it had (-1 when none was created), which its audit records name. */
 int bee_launch(const struct bee_launch *l, pid_t *pid, int *pidfd, struct bee_error *e);
 
 /* ---- registry.c -------------------------------------------------------------------- */

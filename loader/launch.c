@@ -328,6 +328,8 @@ int bee_launch(const struct bee_launch *l, pid_t *pid_out, int *pidfd_out, struc
 	}
 	if (pid == 0)
 		child_main(l, &pl, pipefd[1], parent, last_cap);
+	/* also on failure: what the kernel logged of the child names this pid */
+	*pid_out = (pid_t)pid;
 	close(pipefd[1]);
 	pipefd[1] = -1;
 	struct child_report r;
@@ -337,7 +339,6 @@ int bee_launch(const struct bee_launch *l, pid_t *pid_out, int *pidfd_out, struc
 	while (n < 0 && errno == EINTR);
 	if (n == 0) {
 		/* EOF: exec closed the pipe, the tool runs */
-		*pid_out = (pid_t)pid;
 		*pidfd_out = pidfd;
 		pidfd = -1;
 		err = 0;

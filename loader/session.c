@@ -411,6 +411,7 @@ int bee_session__spawn(struct bee_session *s, const char *const argv[], const ch
 	if (s->ka && s->tool_pid > 0)
 		bee_kaudit_set_pid(s->ka, s->tool_pid);
 	if (err) {
+		s->tool_pid = -1;   /* reaped: nothing to signal */
 		/* an exec that Landlock refused is a denial of its own: log it */
 		if (s->ka && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
 			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every record was read");

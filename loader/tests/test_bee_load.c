@@ -702,6 +702,11 @@ static void test_failures(void **state_)
 		run_fini(&r);
 		assert_clean();
 	}
+	/* an exec that Landlock refused is in the audit log too */
+	size_t n;
+	char **v = audit_lines(audit, &n, false);
+	assert_int_equal(count_record(v, n, "Process", "Execute", "/usr/bin/id", "Deny"), 1);
+	lines_free(v, n);
 }
 
 /* ---- 100,000 denied connects ------------------------------------------------------------------- */
