@@ -292,8 +292,14 @@ static int cmd_run(int argc, char **argv)
 			deadline = -1;
 		}
 		int r = bee_session__poll(s, 0);
-		if (r < 0)
-			fprintf(stderr, "bee-load: audit relay: %s\n", strerror(-r));
+		if (r < 0) {
+			/* the session can no longer be watched: end it */
+			fprintf(stderr, "bee-load: audit relay: %s: killing the tool\n", strerror(-r));
+			bee_session__kill(s, SIGKILL);
+			bee_session__close(s);
+			status = bee_stage__exit_status(BEE_STAGE_AUDIT, r);
+			goto out;
+		}
 		if (r == 1)
 			break;
 	}

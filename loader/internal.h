@@ -35,6 +35,11 @@ int bee_fail(struct bee_error *e, enum bee_stage st, int err, const char *fmt, .
 	__attribute__((format(printf, 4, 5)));
 void bee_warnf(bee_warn_fn warn, void *ctx, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* An options struct as this library knows it: the caller's first
+ * min(its sz, size) bytes, the rest zero (an older caller's struct is
+ * shorter; a newer one's unknown tail must be zero). -EINVAL otherwise. */
+int bee_opts_copy(void *dst, size_t size, const void *src);
+
 /* Test builds (-DBEE_FAULT_INJECTION) fail the stage named by the
  * environment variable BEE_FAULT with -EIO where the stage starts; other
  * builds never do. */
@@ -249,7 +254,7 @@ struct bee_kaudit_access {
 	char path[4200];
 	bool has_path;
 };
-int bee_kaudit_parse_access(const char *text, size_t len, struct bee_kaudit_access *a);
+int bee_kaudit_parse_access(const char *text, struct bee_kaudit_access *a);
 /* kind and action of a Landlock blocker list ("fs.read_file,fs.write_file") */
 void bee_kaudit_blockers(const char *blockers, const char **kind, const char **action);
 

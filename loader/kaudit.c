@@ -350,9 +350,8 @@ static bool ka_field(const char *body, const char *key, char *out, size_t size)
 	return false;
 }
 
-int bee_kaudit_parse_access(const char *text, size_t len, struct bee_kaudit_access *a)
+int bee_kaudit_parse_access(const char *text, struct bee_kaudit_access *a)
 {
-	(void)len;
 	memset(a, 0, sizeof(*a));
 	if (!ka_field(text, "domain", a->domain, sizeof(a->domain)) ||
 	    !ka_field(text, "blockers", a->blockers, sizeof(a->blockers)))
@@ -445,7 +444,7 @@ static void ka_flush(struct bee_kaudit *k, struct ka_event *ev, struct bee_audit
 	for (size_t i = 0; i < ev->n; i++) {
 		struct bee_kaudit_access a;
 		if (ev->recs[i].type != AUDIT_LANDLOCK_ACCESS ||
-		    bee_kaudit_parse_access(ev->recs[i].text, strlen(ev->recs[i].text), &a) < 0 ||
+		    bee_kaudit_parse_access(ev->recs[i].text, &a) < 0 ||
 		    !ka_ours(k, a.domain))
 			continue;
 		struct bee_audit_line l = {

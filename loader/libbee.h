@@ -18,6 +18,11 @@
  *   gates, live sessions, cleanup   bee_check__run, bee_sessions__list,
  *                                    bee_sessions__gc
  *
+ * Options structs start with their size (sizeof of the caller's struct):
+ * a caller built against an older, shorter struct gets zero for the rest;
+ * a newer caller's unknown fields must be zero (-EINVAL otherwise). NULL
+ * options are all defaults.
+ *
  * Conventions: functions return 0 (or a documented non-negative value) or
  * a negative errno; a failure also fills the caller's struct bee_error with
  * the stage that failed and one line that names the subject first and the

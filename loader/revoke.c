@@ -777,12 +777,13 @@ int bee_sessions__revoke(const char *id, const char *spec, const struct bee_revo
 			 struct bee_revoke_result *res, struct bee_error *e)
 {
 	struct revoke rv = { .e = e, .res = res };
+	struct bee_revoke_opts oc;
 	memset(res, 0, sizeof(*res));
-	rv.state_dir = bee_state_dir(o ? o->state_dir : NULL);
-	if (o) {
-		rv.warn = o->warn;
-		rv.warn_ctx = o->warn_ctx;
-	}
+	if (bee_opts_copy(&oc, sizeof(oc), o) < 0)
+		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "bee_revoke_opts: unknown fields set");
+	rv.state_dir = bee_state_dir(oc.state_dir);
+	rv.warn = oc.warn;
+	rv.warn_ctx = oc.warn_ctx;
 	/* one revoke at a time: each reads the revoked list the last one wrote */
 	int lk = bee_registry_lock(rv.state_dir);
 	if (lk < 0)

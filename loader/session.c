@@ -339,15 +339,16 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	return 0;
 }
 
-int bee_session__open(const char *pack_path, const struct bee_session_opts *o, struct bee_session **out,
+int bee_session__open(const char *pack_path, const struct bee_session_opts *opts, struct bee_session **out,
 		      struct bee_error *e)
 {
-	struct bee_session_opts def = { .sz = sizeof(def) };
-	struct bee_session *s = calloc(1, sizeof(*s));
+	struct bee_session_opts copy, *o = &copy;
+	struct bee_session *s;
 	int err = 0;
 	*out = NULL;
-	if (!o)
-		o = &def;
+	if (bee_opts_copy(&copy, sizeof(copy), opts) < 0)
+		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "bee_session_opts: unknown fields set");
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -ENOMEM, "out of memory");
 	s->cgroup_fd = s->ruleset_fd = s->lost_fd = s->epfd = s->pidfd = -1;

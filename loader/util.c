@@ -105,6 +105,22 @@ void bee_warnf(bee_warn_fn warn, void *ctx, const char *fmt, ...)
 	warn(ctx, buf);
 }
 
+int bee_opts_copy(void *dst, size_t size, const void *src)
+{
+	memset(dst, 0, size);
+	if (!src)
+		return 0;
+	size_t sz = *(const size_t *)src;
+	if (sz < sizeof(size_t))
+		return -EINVAL;
+	for (size_t i = size; i < sz; i++)
+		if (((const uint8_t *)src)[i])
+			return -EINVAL;
+	memcpy(dst, src, sz < size ? sz : size);
+	*(size_t *)dst = size;
+	return 0;
+}
+
 #ifdef BEE_FAULT_INJECTION
 int bee_fault(enum bee_stage st)
 {

@@ -118,6 +118,25 @@ static void test_stages(void **state)
 	assert_int_equal(bee_backend__parse("bpf-lsm", &b), 0);
 	assert_int_equal(b, BEE_BACKEND_BPF_LSM);
 	assert_int_equal(bee_backend__parse("lsm", &b), -EINVAL);
+	/* options of an older (shorter) and a newer (longer) caller */
+	/* zeroed whole, padding included, as LIBBPF_OPTS-style callers do */
+	struct { size_t sz; int a; } older;
+	memset(&older, 0, sizeof(older));
+	older.sz = sizeof(older);
+	older.a = 7;
+	struct { size_t sz; int a, b; long c; } cur, newer = { sizeof(newer), 7, 8, 0 };
+	struct { size_t sz; int a, b; long c; long d; } future = { sizeof(future), 1, 2, 3, 0 };
+	assert_int_equal(bee_opts_copy(&cur, sizeof(cur), &older), 0);
+	assert_int_equal(cur.sz, sizeof(cur));
+	assert_int_equal(cur.a, 7);
+	assert_int_equal(cur.b, 0);
+	assert_int_equal(bee_opts_copy(&cur, sizeof(cur), &newer), 0);
+	assert_int_equal(cur.b, 8);
+	assert_int_equal(bee_opts_copy(&cur, sizeof(cur), &future), 0);
+	future.d = 1;
+	assert_int_equal(bee_opts_copy(&cur, sizeof(cur), &future), -EINVAL);
+	assert_int_equal(bee_opts_copy(&cur, sizeof(cur), NULL), 0);
+	assert_int_equal(cur.a, 0);
 	struct bee_error e;
 	bee_fail(&e, BEE_STAGE_ATTACH, -EPERM, "prog '%s': failed\nto attach", "x");
 	assert_string_equal(e.msg, "attach: prog 'x': failed to attach");
@@ -289,19 +308,19 @@ static void test_kaudit_parse(void **state)
 	struct bee_kaudit_access a;
 	assert_int_equal(bee_kaudit_parse_access("domain=1a32d1665 blockers=fs.read_file path=\"/etc/hostname\" "
 						 "dev=\"vda\" ino=733",
-						 0, &a),
+						 &a),
 			 0);
 	assert_string_equal(a.domain, "1a32d1665");
 	assert_string_equal(a.blockers, "fs.read_file");
 	assert_string_equal(a.path, "/etc/hostname");
 	/* a path with a space is logged in hex */
 	assert_int_equal(bee_kaudit_parse_access("domain=5 blockers=fs.make_reg,fs.refer path=2F746D702F6120622063 dev=\"vda\" ino=1",
-						 0, &a),
+						 &a),
 			 0);
 	assert_string_equal(a.path, "/tmp/a b c");
-	assert_int_equal(bee_kaudit_parse_access("domain=5 blockers=scope.signal opid=1234 ocomm=\"x\"", 0, &a), 0);
+	assert_int_equal(bee_kaudit_parse_access("domain=5 blockers=scope.signal opid=1234 ocomm=\"x\"", &a), 0);
 	assert_string_equal(a.path, "pid:1234");
-	assert_int_equal(bee_kaudit_parse_access("blockers=fs.read_file", 0, &a), -EINVAL);
+	assert_int_equal(bee_kaudit_parse_access("blockers=fs.read_file", &a), -EINVAL);
 	static const struct {
 		const char *blockers, *kind, *action;
 	} rows[] = {
