@@ -538,7 +538,7 @@ int BPF_PROG(bee_file_open, struct file *file)
 	inode = file->f_inode;
 	len = bee_path_of(file, sc);
 
-	if (fmode & BEE_FMODE_EXEC) {
+	if ((fmode & BEE_FMODE_EXEC) || (file->f_flags & BEE_FFLAGS_EXEC)) {
 		bee_event_init(ev, BEE_AUDIT_HOOK_FILE_OPEN, BEE_AUDIT_KIND_PROCESS,
 			       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_PATH);
 		bee_file_id(inode, ev);

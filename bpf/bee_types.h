@@ -149,5 +149,8 @@ struct linux_binprm {
 #define BEE_FMODE_READ 0x1u
 #define BEE_FMODE_WRITE 0x2u
 #define BEE_FMODE_EXEC 0x20u
+/* __FMODE_EXEC in f_flags: do_open_execat opens with it, and 6.1 sets
+ * FMODE_EXEC in f_mode only after security_file_open has run */
+#define BEE_FFLAGS_EXEC 0x20u
 
 #endif
