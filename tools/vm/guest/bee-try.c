@@ -1,188 +1,165 @@
 /* bee-try: attempt one operation and print what the kernel answered.
  *
- *   bee-try open PATH [r|w|rw|wt]     open(2) with that access ("wt" adds O_TRUNC)
- *   bee-try exec PATH [ARG...]        fork, execve(2) PATH; the child's output goes to stderr
- *   bee-try connect ADDR:PORT [tcp|udp]
- *   bee-try sendto ADDR:PORT          one UDP datagram without connect(2)
+ *   bee-try OP [ARG...]       one operation (the list: bee-try --help)
+ *   bee-try serve             operations from stdin, one a line (words split
+ *                             on spaces), one answer a line on stdout, flushed
+ *                             each time; ends at EOF with status 0
  *
- * ADDR is an IPv4 address or an IPv6 address in brackets ("[::1]:80").
- * Prints exactly one word on stdout, "OK" or the errno's name ("EACCES"),
- * so a guest test compares words, never message texts. Exit status: 0 OK,
- * 1 the kernel refused, 2 bad usage (with a message on stderr).
+ * Prints exactly one word per operation on stdout: "OK", the errno's name
+ * ("EACCES"), SETUP:<errno> when a preparing step failed (try.h), or a
+ * word the operation documents. So a guest test compares words, never
+ * message texts. Exit status of one operation: 0 OK, 1 anything else,
+ * 2 bad usage (with a message on stderr and the word USAGE).
  *
- * "OK" for connect means the connect got past every policy hook: a TCP
- * connect to a port nobody listens on answers ECONNREFUSED from the stack,
- * which is printed as such; a test that wants "allowed" accepts both.
+ * serve is how a session is driven from outside: the test starts
+ * `bee-load run PACK -- /path/of/a/copy/of/bee-try serve` with stdin and
+ * stdout on pipes, asks one operation at a time, and can act outside the
+ * session between two of them. Besides the operations of try_fs.c,
+ * try_exec.c and try_net.c, it answers
+ *
+ *   env NAME                  NAME's value in our environment, or UNSET
+ *   pid                       our pid
+ *   sleep SECONDS             sleeps, then OK
  */
-#include <arpa/inet.h>
+#include "try.h"
+
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-static int answer(int err)
+static int try_env(int argc, char **argv)
 {
-	if (err == 0) {
-		puts("OK");
-		return 0;
-	}
-	const char *name = strerrorname_np(err);
-	if (name)
-		puts(name);
-	else
-		printf("E%d\n", err);
-	return 1;
+	(void)argc;
+	const char *v = getenv(argv[1]);
+	puts(v ? (*v ? v : "EMPTY") : "UNSET");
+	return 0;
 }
 
-static int usage(const char *why)
+static int try_pid(int argc, char **argv)
 {
-	fprintf(stderr, "bee-try: %s\n"
-		"usage: bee-try open PATH [r|w|rw|wt]\n"
-		"       bee-try exec PATH [ARG...]\n"
-		"       bee-try connect ADDR:PORT [tcp|udp]\n"
-		"       bee-try sendto ADDR:PORT\n", why);
+	(void)argc;
+	(void)argv;
+	printf("%d\n", getpid());
+	return 0;
+}
+
+static int try_sleep(int argc, char **argv)
+{
+	(void)argc;
+	usleep((useconds_t)(atof(argv[1]) * 1e6));
+	return try_answer(0);
+}
+
+struct op {
+	const char *name;
+	int min, max;           /* arguments after the name; max -1: any */
+	try_fn fn;
+	const char *args;
+};
+
+static const struct op ops[] = {
+	{ "open", 1, 2, try_open, "PATH [r|w|rw|wt|a|c|n]" },
+	{ "read", 1, 1, try_read, "PATH" },
+	{ "symlink", 2, 2, try_symlink, "TARGET LINK" },
+	{ "link", 2, 2, try_link, "OLD NEW" },
+	{ "rename", 2, 2, try_rename, "OLD NEW" },
+	{ "unlink", 1, 1, try_unlink, "PATH" },
+	{ "truncate", 1, 1, try_truncate, "PATH" },
+	{ "procfd", 3, 3, try_procfd, "PATH MODE1 MODE2" },
+	{ "reopen", 2, 2, try_reopen, "FD MODE" },
+	{ "opath", 2, 2, try_opath, "PATH MODE" },
+	{ "chdir-read", 2, 2, try_chdir_read, "DIR REL" },
+	{ "cgjoin", 1, 1, try_cgjoin, "CGROUP_PROCS_FILE" },
+	{ "uring-open", 1, 1, try_uring_open, "PATH" },
+	{ "exec", 1, -1, try_exec, "PATH [ARG...]" },
+	{ "run", 1, -1, try_run, "PATH [ARG...]" },
+	{ "execveat", 2, 2, try_execveat, "DIR NAME" },
+	{ "fexecve", 2, 2, try_fexecve, "PATH opath|r" },
+	{ "memfd-exec", 1, 1, try_memfd_exec, "SRC" },
+	{ "mmapx", 1, 1, try_mmapx, "PATH" },
+	{ "mprotectx", 1, 1, try_mprotectx, "PATH" },
+	{ "ptrace", 1, 1, try_ptrace, "PID" },
+	{ "nocap-sleep", 0, 0, try_nocap_sleep, "" },
+	{ "unshare-user", 0, 0, try_unshare_user, "" },
+	{ "bpf-link-detach", 1, 1, try_bpf_link_detach, "PIN" },
+	{ "bpf-prog-detach", 1, 1, try_bpf_prog_detach, "CGROUP_DIR" },
+	{ "bpf-link-ids", 0, 0, try_bpf_link_ids, "" },
+	{ "connect", 1, 2, try_connect, "ADDR:PORT [tcp|udp]" },
+	{ "sendto", 1, 1, try_sendto, "ADDR:PORT" },
+	{ "csendto", 2, 2, try_csendto, "CONNECT_ADDR:PORT SEND_ADDR:PORT" },
+	{ "bind", 1, 2, try_bind, "ADDR:PORT [tcp|udp]" },
+	{ "listen", 0, 0, try_listen, "" },
+	{ "socket", 3, 3, try_socket, "FAMILY TYPE PROTO" },
+	{ "unix-connect", 1, 1, try_unix_connect, "PATH" },
+	{ "unix-self", 1, 1, try_unix_self, "PATH" },
+	{ "env", 1, 1, try_env, "NAME" },
+	{ "pid", 0, 0, try_pid, "" },
+	{ "sleep", 1, 1, try_sleep, "SECONDS" },
+};
+
+static void usage_list(FILE *f)
+{
+	fprintf(f, "usage: bee-try OP [ARG...] | bee-try serve\n");
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		fprintf(f, "       bee-try %s %s\n", ops[i].name, ops[i].args);
+}
+
+static int run_op(int argc, char **argv)
+{
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		const struct op *o = &ops[i];
+		if (strcmp(argv[0], o->name) != 0)
+			continue;
+		if (argc - 1 < o->min || (o->max >= 0 && argc - 1 > o->max)) {
+			fprintf(stderr, "bee-try: usage: bee-try %s %s\n", o->name, o->args);
+			puts("USAGE");
+			return 2;
+		}
+		return o->fn(argc, argv);
+	}
+	fprintf(stderr, "bee-try: unknown operation '%s'\n", argv[0]);
+	usage_list(stderr);
+	puts("USAGE");
 	return 2;
 }
 
-static int try_open(const char *path, const char *mode)
+/* One operation a line until EOF. */
+static int serve(void)
 {
-	int flags;
-	if (!strcmp(mode, "r"))
-		flags = O_RDONLY;
-	else if (!strcmp(mode, "w"))
-		flags = O_WRONLY;
-	else if (!strcmp(mode, "rw"))
-		flags = O_RDWR;
-	else if (!strcmp(mode, "wt"))
-		flags = O_WRONLY | O_TRUNC;
-	else
-		return usage("open: mode must be r, w, rw or wt");
-	int fd = open(path, flags | O_CLOEXEC);
-	if (fd < 0)
-		return answer(errno);
-	close(fd);
-	return answer(0);
-}
-
-/* The child reports a failed execve through a close-on-exec pipe: a
- * successful exec closes it with nothing written. */
-static int try_exec(char **argv)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		perror("bee-try: exec: pipe");
-		return 2;
+	char line[4096];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	while (fgets(line, sizeof(line), stdin)) {
+		char *argv[64];
+		int argc = 0;
+		for (char *save = NULL, *w = strtok_r(line, " \t\n", &save); w && argc < 63;
+		     w = strtok_r(NULL, " \t\n", &save))
+			argv[argc++] = w;
+		argv[argc] = NULL;
+		if (argc == 0) {
+			puts("USAGE");
+			continue;
+		}
+		run_op(argc, argv);
+		fflush(stdout);
 	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		perror("bee-try: exec: fork");
-		return 2;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-		execv(argv[0], argv);
-		int err = errno;
-		if (write(p[1], &err, sizeof(err)) != sizeof(err))
-			_exit(127);
-		_exit(127);
-	}
-	close(p[1]);
-	int err = 0;
-	ssize_t n;
-	do
-		n = read(p[0], &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(p[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	return answer(n == (ssize_t)sizeof(err) ? err : 0);
-}
-
-static int parse_endpoint(const char *text, struct sockaddr_storage *ss, socklen_t *len)
-{
-	char host[64];
-	const char *colon;
-	memset(ss, 0, sizeof(*ss));
-	if (text[0] == '[') {
-		const char *close_br = strchr(text, ']');
-		if (!close_br || close_br[1] != ':' || (size_t)(close_br - text - 1) >= sizeof(host))
-			return -1;
-		memcpy(host, text + 1, close_br - text - 1);
-		host[close_br - text - 1] = '\0';
-		colon = close_br + 1;
-	} else {
-		colon = strrchr(text, ':');
-		if (!colon || (size_t)(colon - text) >= sizeof(host))
-			return -1;
-		memcpy(host, text, colon - text);
-		host[colon - text] = '\0';
-	}
-	char *end;
-	long port = strtol(colon + 1, &end, 10);
-	if (*end || port < 0 || port > 65535 || end == colon + 1)
-		return -1;
-	struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
-		in4->sin_family = AF_INET;
-		in4->sin_port = htons((uint16_t)port);
-		*len = sizeof(*in4);
-		return 0;
-	}
-	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
-		in6->sin6_family = AF_INET6;
-		in6->sin6_port = htons((uint16_t)port);
-		*len = sizeof(*in6);
-		return 0;
-	}
-	return -1;
-}
-
-static int try_net(const char *what, const char *endpoint, const char *proto)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	if (parse_endpoint(endpoint, &ss, &len) < 0)
-		return usage("bad endpoint: want ADDR:PORT or [ADDR6]:PORT");
-	int type;
-	if (!strcmp(proto, "tcp"))
-		type = SOCK_STREAM;
-	else if (!strcmp(proto, "udp"))
-		type = SOCK_DGRAM;
-	else
-		return usage("protocol must be tcp or udp");
-	int fd = socket(ss.ss_family, type | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return answer(errno);
-	int rc;
-	if (!strcmp(what, "sendto"))
-		rc = (int)sendto(fd, "bee", 3, 0, (struct sockaddr *)&ss, len);
-	else
-		rc = connect(fd, (struct sockaddr *)&ss, len);
-	int err = rc < 0 ? errno : 0;
-	close(fd);
-	return answer(err);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 3)
-		return usage("missing arguments");
-	const char *op = argv[1];
-	if (!strcmp(op, "open") && argc <= 4)
-		return try_open(argv[2], argc == 4 ? argv[3] : "r");
-	if (!strcmp(op, "exec"))
-		return try_exec(argv + 2);
-	if (!strcmp(op, "connect") && argc <= 4)
-		return try_net(op, argv[2], argc == 4 ? argv[3] : "tcp");
-	if (!strcmp(op, "sendto") && argc == 3)
-		return try_net(op, argv[2], "udp");
-	return usage("unknown operation or wrong number of arguments");
+	if (argc < 2) {
+		usage_list(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help")) {
+		usage_list(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "serve") && argc == 2)
+		return serve();
+	int r = run_op(argc - 1, argv + 1);
+	fflush(stdout);
+	return r;
 }

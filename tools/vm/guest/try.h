@@ -1,0 +1,70 @@
+/* try.h: the operations of bee-try, each of which attempts one thing and
+ * prints one word: "OK", the errno's name ("EACCES"), or a word the
+ * operation documents ("READ:text", "EXIT127", "UNSET").
+ *
+ * A failure of a step that only prepares the attempt (the file to copy
+ * cannot be read, a socket cannot be made) prints "SETUP:<errno>" instead,
+ * so a test can never mistake a broken set-up for a refusal.
+ *
+ * try_fs.c     files: open, read, links, renames, /proc reopen, O_PATH,
+ *              cgroup.procs, io_uring openat
+ * try_exec.c   programs: exec, run, execveat, fexecve, memfd, mmap and
+ *              mprotect with PROT_EXEC, ptrace, user namespaces, bpf()
+ * try_net.c    sockets: connect, sendto, bind, listen, families, AF_UNIX
+ */
+#ifndef BEE_VM_TRY_H
+#define BEE_VM_TRY_H
+
+/* Prints the word for err (0: "OK") and returns 0 for OK, 1 otherwise. */
+int try_answer(int err);
+/* Prints "SETUP:<errno name>" and returns 1. */
+int try_setup_failed(int err);
+/* The errno's name, "E<n>" for one without a name. */
+const char *try_errname(int err, char *buf, unsigned size);
+
+/* An operation: argv[0] is its name, argc counts it. */
+typedef int (*try_fn)(int argc, char **argv);
+
+int try_open(int argc, char **argv);
+int try_read(int argc, char **argv);
+int try_symlink(int argc, char **argv);
+int try_link(int argc, char **argv);
+int try_rename(int argc, char **argv);
+int try_unlink(int argc, char **argv);
+int try_truncate(int argc, char **argv);
+int try_procfd(int argc, char **argv);
+int try_reopen(int argc, char **argv);
+int try_opath(int argc, char **argv);
+int try_chdir_read(int argc, char **argv);
+int try_cgjoin(int argc, char **argv);
+int try_uring_open(int argc, char **argv);
+
+int try_exec(int argc, char **argv);
+int try_run(int argc, char **argv);
+int try_execveat(int argc, char **argv);
+int try_fexecve(int argc, char **argv);
+int try_memfd_exec(int argc, char **argv);
+int try_mmapx(int argc, char **argv);
+int try_mprotectx(int argc, char **argv);
+int try_ptrace(int argc, char **argv);
+int try_nocap_sleep(int argc, char **argv);
+int try_unshare_user(int argc, char **argv);
+int try_bpf_link_detach(int argc, char **argv);
+int try_bpf_prog_detach(int argc, char **argv);
+int try_bpf_link_ids(int argc, char **argv);
+
+int try_connect(int argc, char **argv);
+int try_sendto(int argc, char **argv);
+int try_csendto(int argc, char **argv);
+int try_bind(int argc, char **argv);
+int try_listen(int argc, char **argv);
+int try_socket(int argc, char **argv);
+int try_unix_connect(int argc, char **argv);
+int try_unix_self(int argc, char **argv);
+
+/* Opens PATH with a mode word: r, w, rw, wt (O_TRUNC), a (O_APPEND),
+ * c (O_CREAT, write), n (O_ACCMODE 3: neither read nor write). Returns
+ * the fd or -1 with errno; -2 for a bad mode word. */
+int try_open_mode(const char *path, const char *mode, int extra_flags);
+
+#endif
