@@ -62,3 +62,260 @@ in_cgroup() {
 try_word() {
 	"$@" 2>&1 | head -n 1
 }
+
+# ---- sessions --------------------------------------------------------------
+#
+# A session is driven through a copy of bee-try running `serve` as the
+# tool: the test asks one operation at a time and may act outside the
+# session (the same operation from outside, a rename under the tool's
+# feet) between two of them, while the session's programs stay attached.
+#
+#   SESSION_ENV="PATH=/bin ..."      the launcher's whole environment (env -i)
+#   SESSION_OPTS="--audit-log F"     more options of bee-load run
+#   session_start PACK TOOL [ARG...] bee-load run --backend bpf-lsm in the
+#                                    background; session_pid is bee-load's pid
+#   ask OP [ARG...]                  one operation in the session: its word,
+#                                    NOANSWER if the tool gave none in 30 s
+#   session_end                      EOF to the tool, wait: session_rc is
+#                                    bee-load's exit status; its stderr is in
+#                                    $session_dir/err
+#
+# Scripts that use these `trap '' PIPE`, so that a session that died early
+# makes ask answer NOANSWER instead of killing the script.
+
+SESSION_ENV=${SESSION_ENV:-"PATH=/bin HOME=/root TERM=dumb BEE_SECRET=hunter2"}
+SESSION_OPTS=${SESSION_OPTS:-}
+
+session_start() {
+	_pack=$1
+	shift
+	session_dir=$BEE_TMP/session.$$.${_session_n:=0}
+	_session_n=$((_session_n + 1))
+	rm -rf "$session_dir"
+	mkdir -p "$session_dir"
+	mkfifo "$session_dir/in" "$session_dir/out"
+	# shellcheck disable=SC2086 # both are lists of words
+	env -i $SESSION_ENV bee-load run --backend bpf-lsm $SESSION_OPTS "$_pack" -- "$@" \
+		<"$session_dir/in" >"$session_dir/out" 2>"$session_dir/err" &
+	session_pid=$!
+	exec 7>"$session_dir/in" 8<"$session_dir/out"
+}
+
+ask() {
+	printf '%s\n' "$*" >&7 2>/dev/null
+	_w=""
+	# shellcheck disable=SC3045 # busybox read has -t
+	read -r -t 30 _w <&8 || _w=NOANSWER
+	echo "${_w:-NOANSWER}"
+}
+
+session_end() {
+	exec 7>&-
+	wait "$session_pid"
+	session_rc=$?
+	exec 8<&-
+}
+
+# session_cgroup PID: the cgroup v2 directory of a process
+session_cgroup() {
+	echo "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)"
+}
+
+# ---- audit logs --------------------------------------------------------------
+
+# audit_bad_lines LOG: every line that is not exactly the five keys ts,
+# kind, action, resource, decision in that order, with a UTC millisecond ts
+audit_bad_lines() {
+	grep -v -E '^\{"ts":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z","kind":"(FileSystem|Network|Environment|Process)","action":"(Read|Write|Connect|Listen|Execute)","resource":"([^"\\]|\\.)*","decision":"(Allow|Deny)"\}$' "$1"
+}
+
+# audit_tuples LOG: "KIND ACTION RESOURCE DECISION" of each line, sorted, once
+audit_tuples() {
+	sed -n 's/^{"ts":"[^"]*","kind":"\([^"]*\)","action":"\([^"]*\)","resource":"\(.*\)","decision":"\([^"]*\)"}$/\1 \2 \3 \4/p' "$1" |
+		LC_ALL=C sort -u
+}
+
+# set_diff WANT GOT: "missing: ...; unexpected: ..." of two sorted unique
+# files of lines, empty when they are equal
+set_diff() {
+	_miss=$(grep -vxF -f "$2" "$1" | tr '\n' ',' | sed 's/,$//')
+	_extra=$(grep -vxF -f "$1" "$2" | tr '\n' ',' | sed 's/,$//')
+	[ -s "$2" ] || _miss=$(tr '\n' ',' <"$1" | sed 's/,$//')
+	[ -s "$1" ] || _extra=$(tr '\n' ',' <"$2" | sed 's/,$//')
+	_out=""
+	[ -n "$_miss" ] && _out="missing: $_miss"
+	[ -n "$_extra" ] && _out="${_out:+$_out; }unexpected: $_extra"
+	echo "$_out"
+}
+
+# ---- one example policy, end to end ------------------------------------------
+#
+# policy_suite POLICY TOOL ENV_ALLOWED <<ROWS
+#   NAME WANT_IN WANT_OUT OP [ARG...] [| KIND ACTION RESOURCE DECISION]...
+# ROWS
+#
+# Runs `bee-load check`, then one session of /bee/packs/POLICY.bpfpack with
+# the bpf-lsm backend, an audit log and the launcher environment
+# SESSION_ENV, whose tool is TOOL (a copy of bee-try) serving requests. For
+# each row it asks OP in the session (its word must be WANT_IN) and, while
+# the session runs, does the same OP from outside it (its word must be
+# WANT_OUT; "-" skips that: env rows). Each row is a case NAME. The
+# tuples after "|" are the audit records the row causes; the audit mode
+# of the policy's [audit] decides which of them the log must hold.
+# ENV_ALLOWED names the SESSION_ENV variables the policy passes through.
+# Then the cases:
+#   check         bee-load check exited 0
+#   start         the tool answered, from a cgroup of its own under bee's name
+#   exit          bee-load exited 0 (the tool's status) once its input ended
+#   cleanup       the session's cgroup and bpffs pins are gone
+#   audit-format  every line is exactly the five keys, in order
+#   audit-set     the log's (kind, action, resource, decision) set is the
+#                 rows' (plus the tool's exec and the environment's) exactly
+policy_suite() {
+	_pol=$1
+	_tool=$2
+	_envok=$3
+	_pack=/bee/packs/$_pol.bpfpack
+	_toml=/bee/policies/$_pol.toml
+	[ -f "$_toml" ] || _toml=/bee/policies/vm/$_pol.toml
+	[ -f "$_pack" ] || _pack=/bee/packs/vm/$_pol.bpfpack
+	_mode=$(sed -n 's/^decisions *= *"\([a-z]*\)".*/\1/p' "$_toml" | head -n 1)
+	_mode=${_mode:-deny}
+	_log=$BEE_TMP/$_pol.audit.jsonl
+	_want=$BEE_TMP/$_pol.want
+	_got=$BEE_TMP/$_pol.got
+	rm -f "$_log"
+	: >"$_want.all"
+
+	_out=$(bee-load check 2>&1)
+	_rc=$?
+	if [ "$_rc" -eq 0 ]; then
+		bee_case check PASS "bee-load check exited 0: $(printf '%s\n' "$_out" | grep '^backend bpf-lsm')"
+	else
+		printf '%s\n' "$_out"
+		bee_case check FAIL "bee-load check exited $_rc: $(printf '%s\n' "$_out" | grep '^backend bpf-lsm')"
+	fi
+
+	SESSION_OPTS="--audit-log $_log"
+	session_start "$_pack" "$_tool" serve
+	_pid=$(ask pid)
+	_cg=""
+	case $_pid in
+	*[!0-9]* | "") ;;
+	*) _cg=$(session_cgroup "$_pid") ;;
+	esac
+	case $_cg in
+	/sys/fs/cgroup*/bee-*)
+		bee_case start PASS "the tool (pid $_pid) runs in $_cg" ;;
+	*)
+		bee_case start FAIL "the tool answered '$_pid' (cgroup '$_cg'); bee-load said: $(tail -n 3 "$session_dir/err" | tr '\n' ' ')" ;;
+	esac
+
+	# the tool's own exec, and the launcher's environment decisions
+	echo "Process Execute $_tool Allow" >>"$_want.all"
+	for _kv in $SESSION_ENV; do
+		_n=${_kv%%=*}
+		_d=Deny
+		for _a in $_envok; do [ "$_a" = "$_n" ] && _d=Allow; done
+		echo "Environment Read $_n $_d" >>"$_want.all"
+	done
+
+	while read -r _name _win _wout _rest; do
+		case $_name in '' | '#'*) continue ;; esac
+		_op=${_rest%%|*}
+		while case $_op in *' ') true ;; *) false ;; esac do _op=${_op% }; done
+		_tuples=""
+		case $_rest in *'|'*) _tuples=${_rest#*|} ;; esac
+		# shellcheck disable=SC2086 # an operation is words
+		_in=$(ask $_op)
+		_res=PASS
+		_detail="$_op: in the session '$_in' (want $_win)"
+		[ "$_in" = "$_win" ] || _res=FAIL
+		if [ "$_wout" != - ]; then
+			# shellcheck disable=SC2086
+			_o=$(bee-try $_op </dev/null 2>/dev/null | head -n 1)
+			_detail="$_detail; outside, while it runs, '$_o' (want $_wout)"
+			[ "$_o" = "$_wout" ] || _res=FAIL
+		fi
+		bee_case "$_name" "$_res" "$_detail"
+		while [ -n "$_tuples" ]; do
+			_t=${_tuples%%|*}
+			case $_tuples in *'|'*) _tuples=${_tuples#*|} ;; *) _tuples="" ;; esac
+			# shellcheck disable=SC2086 # trims the spaces around the tuple
+			set -- $_t
+			[ $# -eq 4 ] && echo "$1 $2 $3 $4" >>"$_want.all"
+		done
+	done
+
+	session_end
+	if [ "$session_rc" -eq 0 ]; then
+		bee_case exit PASS "bee-load exited 0 once the tool's input ended"
+	else
+		bee_case exit FAIL "bee-load exited $session_rc: $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
+	fi
+	_id=${_cg##*-}
+	if [ -n "$_cg" ] && [ ! -e "$_cg" ] && [ ! -e "/sys/fs/bpf/bee/$_id" ]; then
+		bee_case cleanup PASS "$_cg and /sys/fs/bpf/bee/$_id are gone"
+	else
+		bee_case cleanup FAIL "left behind: $(ls -d "$_cg" "/sys/fs/bpf/bee/$_id" 2>/dev/null | tr '\n' ' ') (cgroup '$_cg')"
+	fi
+
+	if [ ! -s "$_log" ]; then
+		bee_case audit-format FAIL "no audit log at $_log"
+	else
+		_bad=$(audit_bad_lines "$_log")
+		if [ -z "$_bad" ]; then
+			bee_case audit-format PASS "$(wc -l <"$_log") lines, each exactly ts, kind, action, resource, decision"
+		else
+			bee_case audit-format FAIL "not the five keys: $(printf '%s\n' "$_bad" | head -n 3)"
+		fi
+	fi
+	if [ "$_mode" = all ]; then
+		LC_ALL=C sort -u "$_want.all" >"$_want"
+	else
+		grep ' Deny$' "$_want.all" | LC_ALL=C sort -u >"$_want"
+	fi
+	audit_tuples "$_log" >"$_got"
+	_diff=$(set_diff "$_want" "$_got")
+	echo "audit log of $_pol ([audit] decisions = \"$_mode\"):"
+	cat "$_log"
+	if [ -z "$_diff" ]; then
+		bee_case audit-set PASS "$(wc -l <"$_want") distinct records, as expected for decisions = \"$_mode\""
+	else
+		bee_case audit-set FAIL "decisions = \"$_mode\": $_diff"
+	fi
+}
+
+# ---- the guest's network -----------------------------------------------------
+
+# net_addrs ADDR...: add addresses to lo (/32 or /128), so that the example
+# policies' endpoints (GitHub's ranges, private networks, cloud metadata)
+# exist in the guest and a connect that a hook lets through really connects
+net_addrs() {
+	for _a in "$@"; do
+		case $_a in
+		*:*) ip -6 addr add "$_a/128" dev lo 2>/dev/null ;;
+		*) ip addr add "$_a/32" dev lo 2>/dev/null ;;
+		esac
+		ip addr show dev lo | grep -q " ${_a}/" || echo "net_addrs: cannot add $_a to lo" >&2
+	done
+}
+
+# listen_start ENDPOINT...: bee-listen in the background until it is READY
+# (at most 5 s); listen_pid is its pid. Kill it with listen_stop.
+listen_start() {
+	_lo=$BEE_TMP/listen.$$.out
+	bee-listen "$@" >"$_lo" 2>&1 &
+	listen_pid=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25; do
+		grep -q READY "$_lo" 2>/dev/null && return 0
+		sleep 0.2
+	done
+	echo "listen_start: bee-listen $* is not ready: $(cat "$_lo")" >&2
+	return 1
+}
+
+listen_stop() {
+	[ -n "${listen_pid:-}" ] && kill "$listen_pid" 2>/dev/null
+	listen_pid=""
+}
