@@ -230,7 +230,9 @@ static void dump_automata(const struct lowered *lw, bool dot)
 static int load_to(struct beec_policy *pol, const char *path, enum dump_stage stage,
 		   const struct beec_opts *opts, struct diag_ctx *dc)
 {
-	int err = beec_policy__read(pol, path);
+	int err = beec_policy__read_any(pol, path, dc);
+	if (err == -EINVAL && pol->src)
+		return EXIT_POLICY;
 	if (err)
 		return read_error(path, err);
 	if (beec_policy__parse(pol, dc) < 0)

@@ -1,16 +1,51 @@
 /* libbeec.c: the compiler pipeline, one stage per call. */
 #include "libbeec.h"
 
+#include "pack.h"
 #include "pack_build.h"
 #include "schema.h"
 
 #include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 
 int beec_policy__read(struct beec_policy *p, const char *path)
 {
 	memset(p, 0, sizeof(*p));
 	return source_read(path, &p->src);
+}
+
+int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_ctx *dc)
+{
+	int err = beec_policy__read(p, path);
+	if (err || p->src->len < 8 || memcmp(p->src->text, BEE_PACK_MAGIC, 8) != 0)
+		return err;
+	struct bee_pack *pack;
+	char msg[BEE_PACK_ERRLEN];
+	err = bee_pack__open_mem(p->src->text, p->src->len, &pack, msg, sizeof(msg));
+	if (err < 0) {
+		diag_error(dc, LOC_NONE, "'%s': %s", path, msg);
+		return err;
+	}
+	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_SOURCE, NULL);
+	const json_t *m = bee_pack__manifest(pack);
+	const json_t *defs = json_object_get(m, "defines");
+	const char *sname = json_string_value(json_object_get(m, "source_name"));
+	/* diagnostics name the pack and the policy inside it */
+	char *name = xasprintf("%s:%s", path, sname ? sname : "policy.toml");
+	struct source *src = source_new(name, s->data, s->size);
+	free(name);
+	p->npack_defines = json_array_size(defs);
+	p->pack_defines = xcalloc(p->npack_defines + 1, sizeof(char *));
+	for (size_t i = 0; i < p->npack_defines; i++) {
+		const char *d = json_string_value(json_array_get(defs, i));
+		p->pack_defines[i] = xstrdup(d ? d : "");
+	}
+	bee_pack__close(pack);
+	source_free(p->src);
+	p->src = src;
+	return 0;
 }
 
 int beec_policy__parse(struct beec_policy *p, struct diag_ctx *dc)
@@ -23,7 +58,10 @@ int beec_policy__parse(struct beec_policy *p, struct diag_ctx *dc)
 int beec_policy__build(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
 {
 	struct schema_opts so = { .sz = sizeof(so) };
-	if (opts && opts->sz >= offsetof(struct beec_opts, ndefines) + sizeof(opts->ndefines)) {
+	if (p->pack_defines) {
+		so.defines = (const char *const *)p->pack_defines;
+		so.ndefines = p->npack_defines;
+	} else if (opts && opts->sz >= offsetof(struct beec_opts, ndefines) + sizeof(opts->ndefines)) {
 		so.defines = opts->defines;
 		so.ndefines = opts->ndefines;
 	}
@@ -78,6 +116,9 @@ char *beec_policy__parent_path(const struct beec_policy *p)
 
 void beec_policy__fini(struct beec_policy *p)
 {
+	for (size_t i = 0; i < p->npack_defines; i++)
+		free(p->pack_defines[i]);
+	free(p->pack_defines);
 	lowered_free(p->lw);
 	ir_policy_free(p->ir);
 	if (p->doc)

@@ -38,11 +38,20 @@ struct beec_opts {
 
 struct beec_policy {
 	struct source *src;
+	/* when read from a .bpfpack: the -D values its manifest recorded,
+	 * used by beec_policy__build in place of the caller's */
+	char **pack_defines;
+	size_t npack_defines;
 	struct toml_doc *doc;
 	struct ir_policy *ir;
 	struct lowered *lw;
 };
 
+/* Reads path ("-" is standard input). A .bpfpack is read as the policy
+ * source it holds, with the defines its manifest recorded, so a pack and
+ * its policy compare equal. Returns 0 or a negative errno (-EINVAL with
+ * the reason queued on dc for a malformed pack). */
+int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_ctx *dc);
 /* Reads path ("-" is standard input). Returns 0 or a negative errno;
  * queues nothing. */
 int beec_policy__read(struct beec_policy *p, const char *path);
