@@ -67,6 +67,7 @@ static const struct op ops[] = {
 	{ "rename", 2, 2, try_rename, "OLD NEW" },
 	{ "unlink", 1, 1, try_unlink, "PATH" },
 	{ "truncate", 1, 1, try_truncate, "PATH" },
+	{ "mkdir", 1, 1, try_mkdir, "PATH" },
 	{ "procfd", 3, 3, try_procfd, "PATH MODE1 MODE2" },
 	{ "reopen", 2, 2, try_reopen, "FD MODE" },
 	{ "opath", 2, 2, try_opath, "PATH MODE" },

@@ -72,6 +72,10 @@ try_word() {
 #
 #   SESSION_ENV="PATH=/bin ..."      the launcher's whole environment (env -i)
 #   SESSION_OPTS="--audit-log F"     more options of bee-load run
+#   SESSION_CGROUP=DIR               bee-load joins the cgroup DIR first (a
+#                                    session started from within another)
+#   SESSION_FD_IN=7 SESSION_FD_OUT=8 the script's descriptors of the tool's
+#                                    pipes (5 and 6 for a second session)
 #   session_start PACK TOOL [ARG...] bee-load run --backend bpf-lsm in the
 #                                    background; session_pid is bee-load's pid
 #   ask OP [ARG...]                  one operation in the session: its word,
@@ -89,31 +93,41 @@ SESSION_OPTS=${SESSION_OPTS:-}
 session_start() {
 	_pack=$1
 	shift
+	_fi=${SESSION_FD_IN:-7}
+	_fo=${SESSION_FD_OUT:-8}
 	session_dir=$BEE_TMP/session.$$.${_session_n:=0}
 	_session_n=$((_session_n + 1))
 	rm -rf "$session_dir"
 	mkdir -p "$session_dir"
 	mkfifo "$session_dir/in" "$session_dir/out"
-	# shellcheck disable=SC2086 # both are lists of words
-	env -i $SESSION_ENV bee-load run --backend bpf-lsm $SESSION_OPTS "$_pack" -- "$@" \
-		<"$session_dir/in" >"$session_dir/out" 2>"$session_dir/err" &
+	# the other sessions' pipes are not this one's business: closed
+	if [ -n "${SESSION_CGROUP:-}" ]; then
+		# shellcheck disable=SC2016,SC2086 # $1 is the inner shell's; lists of words
+		env -i $SESSION_ENV sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' join \
+			"$SESSION_CGROUP" bee-load run --backend bpf-lsm $SESSION_OPTS "$_pack" -- "$@" \
+			<"$session_dir/in" >"$session_dir/out" 2>"$session_dir/err" 5>&- 6>&- 7>&- 8>&- &
+	else
+		# shellcheck disable=SC2086 # both are lists of words
+		env -i $SESSION_ENV bee-load run --backend bpf-lsm $SESSION_OPTS "$_pack" -- "$@" \
+			<"$session_dir/in" >"$session_dir/out" 2>"$session_dir/err" 5>&- 6>&- 7>&- 8>&- &
+	fi
 	session_pid=$!
-	exec 7>"$session_dir/in" 8<"$session_dir/out"
+	eval "exec $_fi>\"\$session_dir/in\" $_fo<\"\$session_dir/out\""
 }
 
 ask() {
-	printf '%s\n' "$*" >&7 2>/dev/null
+	printf '%s\n' "$*" >&"${SESSION_FD_IN:-7}" 2>/dev/null
 	_w=""
 	# shellcheck disable=SC3045 # busybox read has -t
-	read -r -t 30 _w <&8 || _w=NOANSWER
+	read -r -t 30 _w <&"${SESSION_FD_OUT:-8}" || _w=NOANSWER
 	echo "${_w:-NOANSWER}"
 }
 
 session_end() {
-	exec 7>&-
+	eval "exec ${SESSION_FD_IN:-7}>&-"
 	wait "$session_pid"
 	session_rc=$?
-	exec 8<&-
+	eval "exec ${SESSION_FD_OUT:-8}<&-"
 }
 
 # session_cgroup PID: the cgroup v2 directory of a process

@@ -32,6 +32,7 @@ int try_link(int argc, char **argv);
 int try_rename(int argc, char **argv);
 int try_unlink(int argc, char **argv);
 int try_truncate(int argc, char **argv);
+int try_mkdir(int argc, char **argv);
 int try_procfd(int argc, char **argv);
 int try_reopen(int argc, char **argv);
 int try_opath(int argc, char **argv);

@@ -7,6 +7,7 @@
  *   rename OLD NEW            rename(2)
  *   unlink PATH               unlink(2)
  *   truncate PATH             truncate(2) to 0 bytes: a write that opens nothing
+ *   mkdir PATH                mkdir(2)
  *   procfd PATH MODE1 MODE2   open PATH with MODE1, then /proc/self/fd/N with MODE2
  *   reopen FD MODE            open /proc/self/fd/FD (an inherited descriptor)
  *   opath PATH MODE           open PATH with O_PATH, then /proc/self/fd/N with MODE
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -122,6 +124,12 @@ int try_truncate(int argc, char **argv)
 {
 	(void)argc;
 	return try_answer(truncate(argv[1], 0) < 0 ? errno : 0);
+}
+
+int try_mkdir(int argc, char **argv)
+{
+	(void)argc;
+	return try_answer(mkdir(argv[1], 0755) < 0 ? errno : 0);
 }
 
 /* The second open of procfd, reopen and opath: /proc/self/fd/N. */
