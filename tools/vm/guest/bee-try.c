@@ -87,6 +87,7 @@ static const struct op ops[] = {
 	{ "bpf-link-detach", 1, 1, try_bpf_link_detach, "PIN" },
 	{ "bpf-prog-detach", 1, 1, try_bpf_prog_detach, "CGROUP_DIR" },
 	{ "bpf-link-ids", 0, 0, try_bpf_link_ids, "" },
+	{ "bpf-net-grant", 2, 2, try_bpf_net_grant, "PIN ADDR4" },
 	{ "connect", 1, 2, try_connect, "ADDR:PORT [tcp|udp]" },
 	{ "sendto", 1, 1, try_sendto, "ADDR:PORT" },
 	{ "csendto", 2, 2, try_csendto, "CONNECT_ADDR:PORT SEND_ADDR:PORT" },

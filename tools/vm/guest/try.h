@@ -53,6 +53,7 @@ int try_unshare_user(int argc, char **argv);
 int try_bpf_link_detach(int argc, char **argv);
 int try_bpf_prog_detach(int argc, char **argv);
 int try_bpf_link_ids(int argc, char **argv);
+int try_bpf_net_grant(int argc, char **argv);
 
 int try_connect(int argc, char **argv);
 int try_sendto(int argc, char **argv);

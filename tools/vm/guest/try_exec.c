@@ -18,6 +18,9 @@
  *   bpf-link-detach PIN       BPF_OBJ_GET of a pinned link, then BPF_LINK_DETACH
  *   bpf-prog-detach CGDIR     BPF_PROG_DETACH of the cgroup's inet4 connect programs
  *   bpf-link-ids              BPF_LINK_GET_NEXT_ID, GET_FD_BY_ID, LINK_DETACH of each
+ *   bpf-net-grant PIN ADDR    BPF_OBJ_GET of a pinned bee_net4 map, then
+ *                             BPF_MAP_UPDATE_ELEM of an entry granting tcp
+ *                             connects to ADDR (IPv4) on every port
  *
  * Children of exec and run keep stderr, get stderr as stdout (the word
  * stream stays one word a line) and have stdin closed (so they cannot eat
@@ -25,6 +28,9 @@
  */
 #include "try.h"
 
+#include "bee_net.h"
+
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -318,4 +324,28 @@ int try_bpf_link_ids(int argc, char **argv)
 		detached++;
 	}
 	return try_answer(detached ? 0 : ENOENT);
+}
+
+int try_bpf_net_grant(int argc, char **argv)
+{
+	(void)argc;
+	struct bee_net_key4 k;
+	struct bee_net_value v;
+	struct in_addr a;
+	if (inet_pton(AF_INET, argv[2], &a) != 1) {
+		fprintf(stderr, "bee-try: bpf-net-grant: '%s' is not an IPv4 address\n", argv[2]);
+		puts("USAGE");
+		return 2;
+	}
+	int fd = bpf_obj_get(argv[1]);
+	if (fd < 0)
+		return try_answer(errno);
+	bee_net_key4_init(&k, BEE_NET_CONNECT, BEE_NET_PROTO_TCP, a.s_addr);
+	memset(&v, 0, sizeof(v));
+	v.nranges = 1;
+	v.ranges[0].lo = 0;
+	v.ranges[0].hi = 65535;
+	int err = bpf_map_update_elem(fd, &k, &v, BPF_ANY) < 0 ? errno : 0;
+	close(fd);
+	return try_answer(err);
 }
