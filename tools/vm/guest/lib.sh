@@ -116,6 +116,7 @@ session_start() {
 }
 
 ask() {
+	# shellcheck disable=SC2261 # >&N duplicates descriptor N; 2> is another one
 	printf '%s\n' "$*" >&"${SESSION_FD_IN:-7}" 2>/dev/null
 	_w=""
 	# shellcheck disable=SC3045 # busybox read has -t
@@ -271,6 +272,7 @@ policy_suite() {
 	if [ -n "$_cg" ] && [ ! -e "$_cg" ] && [ ! -e "/sys/fs/bpf/bee/$_id" ]; then
 		bee_case cleanup PASS "$_cg and /sys/fs/bpf/bee/$_id are gone"
 	else
+		# shellcheck disable=SC2012 # the names are bee's own
 		bee_case cleanup FAIL "left behind: $(ls -d "$_cg" "/sys/fs/bpf/bee/$_id" 2>/dev/null | tr '\n' ' ') (cgroup '$_cg')"
 	fi
 

@@ -39,30 +39,30 @@ esac
 
 w=$(ask mmapx /opt/bin/alias)
 [ "$w" = EACCES ] && r=PASS || r=FAIL
-bee_case hardlink-map-before-exec $r "mmap PROT_EXEC of /opt/bin/alias (inode $pinned, never exec-opened in this session): '$w', want EACCES"
+bee_case hardlink-map-before-exec "$r" "mmap PROT_EXEC of /opt/bin/alias (inode $pinned, never exec-opened in this session): '$w', want EACCES"
 
 w=$(ask run /opt/bin/tool pid)
 [ "$w" = OK ] && r=PASS || r=FAIL
-bee_case pinned-runs $r "run /opt/bin/tool (inode $pinned, pinned at start): '$w', want OK"
+bee_case pinned-runs "$r" "run /opt/bin/tool (inode $pinned, pinned at start): '$w', want OK"
 
 w=$(ask run /opt/bin/alias pid)
 [ "$w" = EACCES ] && r=PASS || r=FAIL
-bee_case hardlink-exec $r "run /opt/bin/alias (a hard link to the pinned inode $pinned under a name no grant covers): '$w', want EACCES"
+bee_case hardlink-exec "$r" "run /opt/bin/alias (a hard link to the pinned inode $pinned under a name no grant covers): '$w', want EACCES"
 
 w=$(ask mmapx /opt/bin/alias)
 [ "$w" = OK ] && r=PASS || r=FAIL
-bee_case hardlink-map-after-exec $r "mmap PROT_EXEC of /opt/bin/alias after the pinned file ran: '$w', want OK (documented: bpf/bee_hooks.bpf.h 'Hard links')"
+bee_case hardlink-map-after-exec "$r" "mmap PROT_EXEC of /opt/bin/alias after the pinned file ran: '$w', want OK (documented: bpf/bee_hooks.bpf.h 'Hard links')"
 
 mv /opt/bin/other /opt/bin/tool       # rename over it, from outside
 w=$(ask run /opt/bin/tool pid)
 o=$(bee-try run /opt/bin/tool pid 2>/dev/null)
 [ "$w" = EACCES ] && [ "$o" = OK ] && r=PASS || r=FAIL
-bee_case replaced-denied $r "run /opt/bin/tool after another file (inode $(ino /opt/bin/tool)) was renamed over it: in the session '$w' (want EACCES); outside '$o' (want OK)"
+bee_case replaced-denied "$r" "run /opt/bin/tool after another file (inode $(ino /opt/bin/tool)) was renamed over it: in the session '$w' (want EACCES); outside '$o' (want OK)"
 
 mv /opt/bin/alias /opt/bin/tool       # the pinned inode is back under its name
 w=$(ask run /opt/bin/tool pid)
 [ "$w" = OK ] && r=PASS || r=FAIL
-bee_case original-back $r "run /opt/bin/tool once the pinned inode $(ino /opt/bin/tool) is back under its name: '$w', want OK"
+bee_case original-back "$r" "run /opt/bin/tool once the pinned inode $(ino /opt/bin/tool) is back under its name: '$w', want OK"
 
 session_end
 cat "$log"

@@ -66,7 +66,7 @@ parent_ask() {
 a=$(parent_ask open /nest/parent-only.txt r)
 b=$(parent_ask open /nest/wide-only.txt r)
 [ "$a" = OK ] && [ "$b" = EACCES ] && r=PASS || r=FAIL
-bee_case parent-session $r "the parent's tool in $pcg: read parent-only.txt '$a' (want OK), wide-only.txt '$b' (want EACCES)"
+bee_case parent-session "$r" "the parent's tool in $pcg: read parent-only.txt '$a' (want OK), wide-only.txt '$b' (want EACCES)"
 
 # inside: the parent's tool runs bee-load
 inside() {   # inside PACK: the parent's tool runs bee-load; $word, and $said: bee-load's last lines
@@ -82,9 +82,9 @@ inside nest-wide
 wi=$word
 wi_said=$said
 [ "$ci" = OK ] && r=PASS || r=FAIL
-bee_case inside-start-subset $r "the parent's tool ran 'bee-load run nest-child.bpfpack -- /nest/bin/tool open /nest/both.txt r': '$ci' (want OK); bee-load said: $ci_said"
+bee_case inside-start-subset "$r" "the parent's tool ran 'bee-load run nest-child.bpfpack -- /nest/bin/tool open /nest/both.txt r': '$ci' (want OK); bee-load said: $ci_said"
 [ "$ci" = OK ] && [ "$wi" != OK ] && r=PASS || r=FAIL
-bee_case inside-refuse-non-subset $r "inside the parent: the non-subset nest-wide '$wi' (want refused), the subset nest-child '$ci' (want OK: a refusal must be for not being a subset); bee-load said for nest-wide: $wi_said"
+bee_case inside-refuse-non-subset "$r" "inside the parent: the non-subset nest-wide '$wi' (want refused), the subset nest-child '$ci' (want OK: a refusal must be for not being a subset); bee-load said for nest-wide: $wi_said"
 
 # joined: bee-load joins the parent's cgroup, on descriptors 7 and 8
 SESSION_FD_IN=7
@@ -118,11 +118,11 @@ esac
 a=$(ask open /nest/both.txt r)
 n=$(ask connect 127.0.0.1:47400)
 [ "$a" = OK ] && [ "$n" = OK ] && r=PASS || r=FAIL
-bee_case joined-both-grant $r "in the child: read /nest/both.txt '$a' (want OK), connect 127.0.0.1:47400 '$n' (want OK)"
+bee_case joined-both-grant "$r" "in the child: read /nest/both.txt '$a' (want OK), connect 127.0.0.1:47400 '$n' (want OK)"
 a2=$(ask open /nest/parent-only.txt r)
 n2=$(ask connect 127.0.0.1:47401)
 [ "$a2" = EACCES ] && [ "$n2" = EPERM ] && r=PASS || r=FAIL
-bee_case joined-parent-only $r "in the child: read /nest/parent-only.txt '$a2' (want EACCES), connect 127.0.0.1:47401 '$n2' (want EPERM)"
+bee_case joined-parent-only "$r" "in the child: read /nest/parent-only.txt '$a2' (want EACCES), connect 127.0.0.1:47401 '$n2' (want EPERM)"
 
 # take both.txt from the parent while both run: the child loses it too
 rv=$(bee-load revoke "$pid_" "fs.read /nest/both.txt" 2>&1)
@@ -131,7 +131,7 @@ a3=$(ask open /nest/both.txt r)
 pa3=$(parent_ask open /nest/both.txt r)
 o3=$(bee-try open /nest/both.txt r)
 [ "$rv_rc" = 0 ] && [ "$a3" = EACCES ] && [ "$pa3" = EACCES ] && [ "$o3" = OK ] && r=PASS || r=FAIL
-bee_case joined-parent-narrowed $r "bee-load revoke of the parent's 'fs.read /nest/both.txt' (exit $rv_rc: $(printf '%s' "$rv" | tail -n 1)): the child's read '$a3' (want EACCES, the child still grants it), the parent's '$pa3' (want EACCES), outside '$o3' (want OK)"
+bee_case joined-parent-narrowed "$r" "bee-load revoke of the parent's 'fs.read /nest/both.txt' (exit $rv_rc: $(printf '%s' "$rv" | tail -n 1)): the child's read '$a3' (want EACCES, the child still grants it), the parent's '$pa3' (want EACCES), outside '$o3' (want OK)"
 session_end
 c_rc=$session_rc
 
@@ -142,7 +142,7 @@ else
 fi
 if [ "$wide_ran" = 1 ]; then
 	[ "$wa" = OK ] && [ "$wb" = EACCES ] && [ "$wn" = EPERM ] && r=PASS || r=FAIL
-	bee_case joined-wide-bounded $r "the non-subset child ran anyway: read /nest/both.txt '$wa' (want OK), /nest/wide-only.txt '$wb' (want EACCES: the parent's programs), connect 127.0.0.1:47402 '$wn' (want EPERM: the parent's programs)"
+	bee_case joined-wide-bounded "$r" "the non-subset child ran anyway: read /nest/both.txt '$wa' (want OK), /nest/wide-only.txt '$wb' (want EACCES: the parent's programs), connect 127.0.0.1:47402 '$wn' (want EPERM: the parent's programs)"
 else
 	bee_case joined-wide-bounded PASS "nest-wide never ran (refused before launch), so nothing it grants beyond the parent was reachable"
 fi

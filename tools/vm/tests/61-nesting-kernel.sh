@@ -22,9 +22,9 @@ bee-attach /bee/bpf/connect_deny.bpf.o "$p" "$pins/p" || fail "cannot attach con
 w=$(try_word in_cgroup "$c" bee-try connect 127.0.0.1:47500)
 o=$(try_word bee-try connect 127.0.0.1:47500)
 [ "$w" = EPERM ] && [ "$o" = OK ] && r=PASS || r=FAIL
-bee_case parent-deny-alone $r "connect from $c, the parent's program refusing: '$w' (want EPERM); outside '$o' (want OK)"
+bee_case parent-deny-alone "$r" "connect from $c, the parent's program refusing: '$w' (want EPERM); outside '$o' (want OK)"
 bee-attach /bee/bpf/connect_allow.bpf.o "$c" "$pins/c" || fail "cannot attach connect_allow to $c"
 w=$(try_word in_cgroup "$c" bee-try connect 127.0.0.1:47500)
 wp=$(try_word in_cgroup "$p" bee-try connect 127.0.0.1:47500)
 [ "$w" = EPERM ] && [ "$wp" = EPERM ] && r=PASS || r=FAIL
-bee_case parent-deny-child-allow $r "connect from $c with the child's allowing program too: '$w' (want EPERM: a parent's refusal holds); from $p: '$wp' (want EPERM)"
+bee_case parent-deny-child-allow "$r" "connect from $c with the child's allowing program too: '$w' (want EPERM: a parent's refusal holds); from $p: '$wp' (want EPERM)"

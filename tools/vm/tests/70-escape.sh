@@ -36,6 +36,10 @@ sleep 1000 &
 priv_pid=$!
 bee-try nocap-sleep >"$BEE_TMP/nocap.out" 2>&1 &
 nocap_pid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	grep -q SLEEPING "$BEE_TMP/nocap.out" && break
+	sleep 0.2
+done
 listen_start 127.0.0.1:47200 127.0.0.1:47201 127.0.0.2:47200 unix:/esc/allowed/outside.sock ||
 	fail "no listeners"
 cleanup() {
@@ -88,6 +92,7 @@ pack=/bee/packs/vm/escape.bpfpack
 
 # ---- an inherited descriptor of a denied file --------------------------------
 
+# shellcheck disable=SC2086 # SESSION_ENV is a list of words
 w=$(env -i $SESSION_ENV bee-load run --backend bpf-lsm "$pack" -- /esc/bin/driver reopen 0 r \
 	</esc/secret/key 2>"$BEE_TMP/inherited.err")
 attempt proc-fd-inherited "$(is "$w" EACCES)" \
@@ -182,8 +187,9 @@ now=$(session_cgroup "$tpid")
 bee_case control-still-in-session "$r" "the tool's cgroup after the attempts: $now (want $cg)"
 w=$(ask ptrace "$priv_pid")
 attempt ptrace-privileged "$(is "$w" EPERM)" "PTRACE_ATTACH to $priv_pid (root with every capability, outside the session): '$w' (want EPERM; the tool has no capabilities)"
+capeff=$(sed -n 's/^CapEff:[[:space:]]*//p' "/proc/$nocap_pid/status")
 w=$(ask ptrace "$nocap_pid")
-attempt ptrace-same-creds "$(is "$w" EPERM)" "PTRACE_ATTACH to $nocap_pid (outside the session, same uid, no capabilities, like the user's other processes; yama ptrace_scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)): '$w' (want EPERM)"
+attempt ptrace-same-creds "$(is "$w" EPERM)" "PTRACE_ATTACH to $nocap_pid (outside the session, uid $(stat -c %u "/proc/$nocap_pid"), CapEff $capeff, like the user's other processes; yama ptrace_scope=$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)): '$w' (want EPERM)"
 
 # the known gaps (docs/decisions.md)
 simple listen-unbound EPERM listen
