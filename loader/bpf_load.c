@@ -269,6 +269,12 @@ static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, stru
 			return bee_fail(e, BEE_STAGE_PIN, err, "link of prog '%s': cannot pin at '%s': %s", name, path,
 					strerror(-err));
 	}
+	/* The tool keeps our uid without capabilities: a folder no mode bit
+	 * opens keeps it from BPF_OBJ_GET of its own links (to detach them) and
+	 * maps (to widen them); bee-load, revoke and gc pass with
+	 * CAP_DAC_OVERRIDE. */
+	if (chmod(b->pin_dir, 0) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot close '%s': %s", b->pin_dir, strerror(errno));
 	return 0;
 }
 
