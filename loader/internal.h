@@ -11,6 +11,7 @@
  *   audit_log.c   the JSON lines: formatting, time, ring-buffer events
  *   kaudit.c      Landlock's denials from the kernel audit stream
  *   registry.c    /run/bee: session records, kernel-audit holds, list, gc
+ *   nesting.c     a session inside a session: the pack proved a subset first
  *   session.c     the session pipeline (bee_session__*, bee_enclave__run)
  *   revoke.c      bee_sessions__revoke and the narrowing it computes
  *   decide.c      bee_decision__query
@@ -359,6 +360,17 @@ int bee_bpf_percpu_sum(int map_fd, uint64_t *sum);
 struct beec_policy;
 int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, struct beec_policy *pol,
 		       struct bee_error *e);
+
+/* ---- nesting.c ----------------------------------------------------------------------- */
+
+/* When this process runs inside registered sessions (its cgroup is theirs
+ * or below; the registry of state_dir and the default one), proves the
+ * pack (verified by bee_pack_load) a subset of each, innermost first, as
+ * it grants now (revoked rules left out). 0 when not nested or proved;
+ * otherwise stage NESTING, naming the session and the first
+ * counterexample. Creates nothing. */
+int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
+		      bee_warn_fn warn, void *ctx, struct bee_error *e);
 
 /* ---- revoke.c: the narrowing, on images (for tests too) ------------------------------- */
 

@@ -76,6 +76,7 @@
 	X(LAUNCH, 75, "launch", "the tool's process cannot be created or hardened")                \
 	X(REVOKE, 76, "revoke", "a revoke was refused (it would widen, or cannot narrow live)")    \
 	X(SESSION, 77, "session", "no such live session")                                          \
+	X(NESTING, 78, "nesting", "run inside a session: the pack is not proved a subset of it")   \
 	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
 
 enum bee_stage {
@@ -177,7 +178,10 @@ struct bee_session_opts {
 
 struct bee_session;
 
-/* Verifies the pack, picks the backend, cleans stale sessions, registers
+/* Verifies the pack; when the caller runs inside a registered session (its
+ * cgroup is the session's or below it), proves the pack a subset of every
+ * enclosing session's policy or refuses with stage NESTING (nothing is
+ * created; docs/bee-load.md "Nesting"); picks the backend, cleans stale sessions, registers
  * the session, opens the audit log (when asked), creates the session
  * cgroup, loads the BPF object, fills and pins its maps, attaches its
  * programs and prepares the Landlock ruleset. On failure everything done

@@ -1,6 +1,6 @@
 /* session.c: one session, from a pack to a torn-down cgroup.
  *
- *   bee_session__open    pack -> gate -> registry -> audit log -> cgroup ->
+ *   bee_session__open    pack -> nesting -> gate -> registry -> audit log -> cgroup ->
  *                        load -> maps -> pin -> attach -> Landlock ruleset
  *   bee_session__spawn   environment -> hardened process in the cgroup -> exec
  *   bee_session__poll    ring buffer, lost counter, Landlock's audit records,
@@ -290,6 +290,9 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	char bpffs[PATH_MAX], parent[PATH_MAX];
 	int err = bee_pack_load(pack_path, &s->pack, &s->mf, e);
 	if (err)
+		return err;
+	/* inside a session: proved its subset, before anything is created */
+	if ((err = bee_nesting_check(s->pack, &s->mf, s->state_dir, s->warn, s->warn_ctx, e)) < 0)
 		return err;
 	if ((err = pick_backend(s, o->backend, bpffs, sizeof(bpffs), e)) < 0)
 		return err;
