@@ -26,6 +26,12 @@
  *     with the relay keeping up and with it stalled (test build)
  *   - revoke: a connect that succeeded fails after it; what would widen,
  *     env, and Landlock's fs are refused; the revoke is in the audit log
+ *   - nesting: bee-load run from a launcher the test puts in a live
+ *     session's cgroup starts a pack proved a subset of the session's (in a
+ *     cgroup below it) and refuses one that is not (status 78, the session
+ *     and the first counterexample named, no tool run, nothing created),
+ *     refuses when the session's own pack cannot be read (fail closed), and
+ *     proves against what the session grants now (a revoked grant)
  *
  * Not root: SKIPPED (passes), unless CI is set, then FAILED.
  */
@@ -63,6 +69,7 @@ static char *before[256];             /* session cgroups that were there before 
 static size_t nbefore;
 static pid_t started[64];             /* what a failed test may leave running */
 static size_t nstarted;
+static const char *start_cgroup;      /* start() puts the process in this cgroup first */
 static int lsock_ok = -1, lsock_no = -1;
 
 /* ---- running things --------------------------------------------------------------- */
@@ -125,6 +132,12 @@ static struct job start(const char *const argv[], const char *const env[])
 		int fe = open(j.err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(fo, 1);
 		dup2(fe, 2);
+		if (start_cgroup) {
+			char procs[4200];
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", start_cgroup);
+			if (bee_write_file(procs, "0") < 0)
+				_exit(98);
+		}
 		for (const char *const *v = env; v && *v; v++)
 			putenv((char *)*v);
 		execv(argv[0], (char *const *)argv);
@@ -644,7 +657,7 @@ static void test_failures(void **state_)
 	} faults[] = {
 		{ "pack", 66 }, { "gate", 65 }, { "registry", 67 }, { "audit", 68 }, { "cgroup", 69 },
 		{ "load", 70 }, { "maps", 71 }, { "pin", 72 }, { "attach", 73 }, { "landlock", 74 },
-		{ "launch", 75 }, { "exec", 126 },
+		{ "launch", 75 }, { "nesting", 78 }, { "exec", 126 },
 	};
 	struct run r;
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
@@ -827,6 +840,149 @@ static void test_revoke(void **state_)
 	lines_free(v, n);
 }
 
+/* ---- nesting ---------------------------------------------------------------------------------------- */
+
+/* Session cgroups (bee-*) directly below dir. */
+static int count_sessions_below(const char *dir)
+{
+	return count_entries(dir, "bee-", NULL, 0);
+}
+
+/* bee-load run PK -- touch MARKER from a launcher the test (root) puts in
+ * cgroup cg, as an agent runtime starting a subagent for that session would:
+ * the session's tool itself holds no capability to start one. */
+static void run_in(const char *cg, const char *pk, const char *marker, struct run *r)
+{
+	const char *argv[] = { RUN_ARGS("build/bee-load"), pk, "--", "/usr/bin/touch", marker, NULL };
+	start_cgroup = cg;
+	struct job j = start(argv, NULL);
+	start_cgroup = NULL;
+	finish(&j, r, 20000);
+}
+
+static void test_nesting(void **state_)
+{
+	(void)state_;
+	char sub[256], subpk[256], wide[256], widepk[256], marker[256], expect[8192], copy[256];
+	snprintf(sub, sizeof(sub), "%s/nest-sub.toml", tmp);
+	snprintf(subpk, sizeof(subpk), "%s/nest-sub.bpfpack", tmp);
+	snprintf(wide, sizeof(wide), "%s/nest-wide.toml", tmp);
+	snprintf(widepk, sizeof(widepk), "%s/nest-wide.bpfpack", tmp);
+	snprintf(marker, sizeof(marker), "%s/out/nested-ran", proj);
+	/* a subagent of sandbox-demo: fewer files, programs, ports, names */
+	const char *body = "[fs]\nread = [\"/usr/**\", \"/etc/ld.so.cache\", \"${PROJECT}/**\"%s]\n"
+			   "write = [\"${PROJECT}/out/**\"]\n"
+			   "[exec]\nallow = [\"/usr/bin/touch\", \"/usr/lib/x86_64-linux-gnu/**\"]\n"
+			   "[net]\nconnect = [\"127.0.0.1:47000\"]\n[env]\nallow = [\"PATH\"]\n";
+	char text[1024], fs[64];
+	snprintf(fs, sizeof(fs), "%s", "");
+	snprintf(text, sizeof(text), "version = 1\nname = \"nest-sub\"\n");
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), body, fs);
+	assert_int_equal(bee_write_atomic(sub, text, strlen(text)), 0);
+	/* the same, plus a file of HOME, which sandbox-demo does not grant */
+	snprintf(fs, sizeof(fs), "%s", ", \"${HOME}/wide.txt\"");
+	snprintf(text, sizeof(text), "version = 1\nname = \"nest-wide\"\n");
+	snprintf(text + strlen(text), sizeof(text) - strlen(text), body, fs);
+	assert_int_equal(bee_write_atomic(wide, text, strlen(text)), 0);
+	assert_int_equal(compile(sub, subpk), 0);
+	assert_int_equal(compile(wide, widepk), 0);
+
+	/* not nested: both start (nothing changes outside a session) */
+	struct run r;
+	const char *plain[] = { RUN_ARGS("build/bee-load"), widepk, "--", "/usr/bin/touch", marker, NULL };
+	run(&r, plain, NULL, 20000);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(access(marker, F_OK), 0);
+	unlink(marker);
+	run_fini(&r);
+
+	/* the parent session */
+	const char *argv[] = { RUN_ARGS("build/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
+	struct job j = start(argv, NULL);
+	struct bee_registry_entry e;
+	wait_session(&e);
+
+	/* (a) a proved subset starts, in a cgroup below the parent's */
+	run_in(e.cgroup, subpk, marker, &r);
+	if (r.status)
+		fprintf(stderr, "nested subset: %d %s", r.status, r.err);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(access(marker, F_OK), 0);
+	unlink(marker);
+	run_fini(&r);
+	assert_int_equal(count_sessions_below(e.cgroup), 0);
+
+	/* (b) not a subset: refused before launch, the parent and the first
+	 * counterexample named, nothing created */
+	run_in(e.cgroup, widepk, marker, &r);
+	snprintf(expect, sizeof(expect),
+		 "bee-load: nesting: pack 'nest-wide' is not a subset of session %s ('sandbox-demo'): child grants "
+		 "read on path '%s/wide.txt', parent does not (nest-wide.toml:4:",
+		 e.id, home);
+	if (r.status != 78 || strncmp(r.err, expect, strlen(expect)) != 0)
+		fprintf(stderr, "nested non-subset: %d %s", r.status, r.err);
+	assert_int_equal(r.status, 78);
+	assert_int_equal(strncmp(r.err, expect, strlen(expect)), 0);
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);   /* one line */
+	assert_int_equal(access(marker, F_OK), -1);
+	run_fini(&r);
+	assert_int_equal(count_sessions_below(e.cgroup), 0);
+	/* no record, pin folder or cgroup but the parent's */
+	char d[256], recs[2][300];
+	char *mine[] = { recs[0], recs[1] };
+	snprintf(recs[0], sizeof(recs[0]), "%s.json", e.id);
+	snprintf(recs[1], sizeof(recs[1]), "%s.bpfpack", e.id);
+	snprintf(d, sizeof(d), "%s/sessions", state);
+	assert_int_equal(count_entries(d, "", mine, 2), 0);
+	snprintf(recs[0], sizeof(recs[0]), "%s", e.id);
+	snprintf(d, sizeof(d), "%s/bee", bpffs);
+	assert_int_equal(count_entries(d, "", mine, 1), 0);
+
+	/* the parent's pack cannot be read: refused (fail closed), the subset too */
+	snprintf(copy, sizeof(copy), "%s/parent-copy.bpfpack", tmp);
+	assert_int_equal(rename(e.pack, copy), 0);
+	run_in(e.cgroup, subpk, marker, &r);
+	snprintf(expect, sizeof(expect), "bee-load: nesting: pack 'nest-sub' runs inside session %s ('sandbox-demo'), "
+					 "whose pack '%s' cannot be read (",
+		 e.id, e.pack);
+	if (r.status != 78 || strncmp(r.err, expect, strlen(expect)) != 0)
+		fprintf(stderr, "parent pack unreadable: %d %s", r.status, r.err);
+	assert_int_equal(r.status, 78);
+	assert_int_equal(strncmp(r.err, expect, strlen(expect)), 0);
+	assert_int_equal(access(marker, F_OK), -1);
+	run_fini(&r);
+	assert_int_equal(rename(copy, e.pack), 0);
+	assert_int_equal(count_sessions_below(e.cgroup), 0);
+
+	/* the parent's [net] grant revoked live: the child is proved against
+	 * what the parent grants now, and its 127.0.0.1:47000 is no longer in it */
+	const char *rv[] = { "build/bee-load", "revoke", "--state-dir", state, e.id,
+			     "net.connect 127.0.0.1/32:47000-47009/tcp", NULL };
+	run(&r, rv, NULL, 10000);
+	assert_int_equal(r.status, 0);
+	run_fini(&r);
+	run_in(e.cgroup, subpk, marker, &r);
+	snprintf(expect, sizeof(expect),
+		 "bee-load: nesting: pack 'nest-sub' is not a subset of session %s ('sandbox-demo'): child allows ",
+		 e.id);
+	if (r.status != 78 || strncmp(r.err, expect, strlen(expect)) != 0 || !strstr(r.err, "127.0.0.1"))
+		fprintf(stderr, "parent revoked: %d %s", r.status, r.err);
+	assert_int_equal(r.status, 78);
+	assert_int_equal(strncmp(r.err, expect, strlen(expect)), 0);
+	assert_non_null(strstr(r.err, "127.0.0.1"));
+	assert_int_equal(access(marker, F_OK), -1);
+	run_fini(&r);
+	assert_int_equal(count_sessions_below(e.cgroup), 0);
+
+	/* the parent ends as always */
+	assert_int_equal(kill(j.pid, SIGTERM), 0);
+	finish(&j, &r, 10000);
+	assert_int_equal(r.status, 128 + SIGTERM);
+	run_fini(&r);
+	bee_registry_entry_fini(&e);
+	assert_clean();
+}
+
 static void test_query(void **state_)
 {
 	(void)state_;
@@ -867,6 +1023,7 @@ int main(void)
 		cmocka_unit_test(test_flood),
 		cmocka_unit_test(test_revoke),
 		cmocka_unit_test(test_query),
+		cmocka_unit_test(test_nesting),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
