@@ -23,6 +23,7 @@
 #include "pack.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -175,6 +176,26 @@ int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *fd, bee_war
 /* The landlock_restrict_self flags of this ABI: log the tool's denials
  * after exec (ABI 7+). */
 unsigned bee_landlock_restrict_flags(int abi);
+
+/* bpf-lsm hardening (ll.c): a ruleset handling only the namespace-changing
+ * rights (REMOVE_*, MAKE_*, REFER from ABI 2, TRUNCATE from ABI 3),
+ * granted beneath the literal directory prefix of each fs write rule. */
+struct bee_ll_prefix {
+	char path[PATH_MAX];
+	bool literal;               /* the whole glob is this path (no metacharacter) */
+};
+/* The literal prefixes of a write glob, braces expanded: for a glob with a
+ * metacharacter the directory before it ("/a/b/ **" -> "/a/b", "/tmp/x-*"
+ * -> "/tmp"), for a literal the path itself. Returns how many (distinct),
+ * or -EINVAL (not absolute), -E2BIG (more than max), -ENAMETOOLONG. */
+int bee_landlock_write_prefixes(const char *glob, struct bee_ll_prefix *out, size_t max);
+uint64_t bee_landlock_hardening_handled(int abi);
+int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *fd, bee_warn_fn warn,
+			   void *warn_ctx, struct bee_error *e);
+/* The session's step: with opt_out nothing (a warning); else Landlock
+ * must be enabled (stage LANDLOCK otherwise) and *fd, *abi are set. */
+int bee_landlock_harden_session(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
+				bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
 
 /* ---- audit_log.c ------------------------------------------------------------------ */
 

@@ -28,8 +28,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/landlock.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -182,4 +184,309 @@ fail:
 		close(pfd);
 	close(rfd);
 	return err;
+}
+
+/* ---- bpf-lsm hardening ----------------------------------------------------------------
+ *
+ * The BPF hooks of a 6.1 kernel cannot decide link, rename, unlink, rmdir,
+ * mkdir, mknod, symlink or truncate (their hooks get no bpf_d_path), so
+ * under the bpf-lsm backend the tool is also restricted by a Landlock
+ * ruleset that handles only the namespace-changing rights:
+ *
+ *   REMOVE_DIR REMOVE_FILE MAKE_CHAR MAKE_DIR MAKE_REG MAKE_SOCK MAKE_FIFO
+ *   MAKE_BLOCK MAKE_SYM, REFER (ABI 2), TRUNCATE (ABI 3)
+ *
+ * READ_FILE, WRITE_FILE, EXECUTE and READ_DIR are not handled: reads,
+ * writes and execs stay the BPF programs' decisions. The rights are granted
+ * where the pack's fs write rules could grant them:
+ *
+ *   a glob ("/a/b/ **", "/tmp/bee-* / **")  beneath the longest literal
+ *        directory prefix (/a/b, /tmp): every handled right but MAKE_CHAR
+ *        and MAKE_BLOCK (the tool has no CAP_MKNOD). Braces are expanded
+ *        first, so "/a/{x,y}/ **" gives /a/x and /a/y.
+ *   a literal existing file ("/dev/null")  TRUNCATE on that file alone
+ *        (ABI 3), nothing on its directory: MAKE_REG on /dev would let the
+ *        tool create files there.
+ *   a literal missing file  MAKE_REG on its directory, so that the tool
+ *        can create it (the BPF hooks decide the open by its path); no
+ *        removal, no REFER (nothing can be renamed or linked in).
+ *   a literal directory  nothing (the rule writes the directory's own
+ *        path, not entries in it).
+ *
+ * A prefix that does not exist at launch, or is not a directory, grants
+ * nothing (a warning). This over-approximates the write rules (namespace
+ * changes are allowed anywhere below a written glob's literal prefix,
+ * whatever deny rules say there) but refuses them in every tree that no
+ * write rule reaches.
+ */
+
+#define LL_HARDEN_ABI1                                                                         \
+	(LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | \
+	 LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK |     \
+	 LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM)
+
+uint64_t bee_landlock_hardening_handled(int abi)
+{
+	uint64_t h = LL_HARDEN_ABI1;
+	if (abi >= 2)
+		h |= LL_FS_REFER;
+	if (abi >= 3)
+		h |= LL_FS_TRUNCATE;
+	return h;
+}
+
+struct prefix_ctx {
+	struct bee_ll_prefix *out;
+	size_t max, n;
+	int err;
+};
+
+static void prefix_emit(struct prefix_ctx *c, const char *lit, size_t len, bool literal)
+{
+	char path[PATH_MAX];
+	if (c->err)
+		return;
+	if (!literal) {
+		/* the directory part: up to the last '/' before the metacharacter */
+		while (len > 0 && lit[len - 1] != '/')
+			len--;
+		if (len > 1)
+			len--;          /* "/a/b/" -> "/a/b", "/" stays */
+	}
+	if (len == 0 || lit[0] != '/') {
+		c->err = -EINVAL;   /* not an absolute path */
+		return;
+	}
+	if (len >= sizeof(path)) {
+		c->err = -ENAMETOOLONG;
+		return;
+	}
+	memcpy(path, lit, len);
+	path[len] = '\0';
+	for (size_t i = 0; i < c->n; i++)
+		if (c->out[i].literal == literal && strcmp(c->out[i].path, path) == 0)
+			return;
+	if (c->n >= c->max) {
+		c->err = -E2BIG;
+		return;
+	}
+	memcpy(c->out[c->n].path, path, len + 1);
+	c->out[c->n].literal = literal;
+	c->n++;
+}
+
+/* lit: the literal bytes so far (unescaped); rest: the glob still to read. */
+static void prefix_walk(struct prefix_ctx *c, char *lit, size_t len, const char *rest, int depth)
+{
+	for (const char *p = rest; !c->err; p++) {
+		if (len + 2 >= PATH_MAX) {
+			c->err = -ENAMETOOLONG;
+			return;
+		}
+		switch (*p) {
+		case '\0':
+			prefix_emit(c, lit, len, true);
+			return;
+		case '*':
+		case '?':
+		case '[':
+			prefix_emit(c, lit, len, false);
+			return;
+		case '\\':
+			if (p[1])
+				p++;
+			lit[len++] = *p;
+			break;
+		case '{': {
+			/* the group's end, and its top-level commas */
+			const char *q = p + 1, *alt = p + 1;
+			int nest = 0;
+			for (; *q && !(*q == '}' && nest == 0); q++) {
+				if (*q == '\\' && q[1])
+					q++;
+				else if (*q == '{')
+					nest++;
+				else if (*q == '}')
+					nest--;
+			}
+			if (!*q || depth >= 8) {
+				/* unbalanced (the compiler refuses it) or too deep: cut here */
+				prefix_emit(c, lit, len, false);
+				return;
+			}
+			const char *end = q;
+			nest = 0;
+			for (q = p + 1; q <= end && !c->err; q++) {
+				if (*q == '\\' && q < end - 1) {
+					q++;
+					continue;
+				}
+				if (*q == '{')
+					nest++;
+				else if (*q == '}' && q != end)
+					nest--;
+				if ((*q == ',' && nest == 0) || q == end) {
+					size_t al = (size_t)(q - alt), rl = strlen(end + 1);
+					char *next = malloc(al + rl + 1);
+					char *copy = malloc(PATH_MAX);
+					if (!next || !copy) {
+						free(next);
+						free(copy);
+						c->err = -ENOMEM;
+						return;
+					}
+					memcpy(next, alt, al);
+					memcpy(next + al, end + 1, rl + 1);
+					memcpy(copy, lit, len);
+					prefix_walk(c, copy, len, next, depth + 1);
+					free(next);
+					free(copy);
+					alt = q + 1;
+				}
+			}
+			return;
+		}
+		default:
+			lit[len++] = *p;
+			break;
+		}
+	}
+}
+
+int bee_landlock_write_prefixes(const char *glob, struct bee_ll_prefix *out, size_t max)
+{
+	struct prefix_ctx c = { .out = out, .max = max };
+	char *lit = malloc(PATH_MAX);
+	if (!lit)
+		return -ENOMEM;
+	prefix_walk(&c, lit, 0, glob, 0);
+	free(lit);
+	return c.err ? c.err : (int)c.n;
+}
+
+static int harden_add(int rfd, const char *path, uint64_t access, unsigned rule, struct bee_error *e)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, -errno, "rule %u: '%s': %s", rule, path, strerror(errno));
+	struct ll_path_beneath pb = { .allowed_access = access, .parent_fd = fd };
+	int err = 0;
+	if (syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		err = -errno;
+		bee_fail(e, BEE_STAGE_LANDLOCK, err, "rule %u '%s': landlock_add_rule: %s", rule, path,
+			 strerror(-err));
+	}
+	close(fd);
+	return err;
+}
+
+#define LL_HARDEN_PREFIXES_MAX 64
+
+int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_warn_fn warn,
+			   void *warn_ctx, struct bee_error *e)
+{
+	int err = bee_fault(BEE_STAGE_LANDLOCK);
+	*out = -1;
+	if (err)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "injected fault");
+	if (abi < 1)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, -EOPNOTSUPP, "Landlock is not enabled in this kernel");
+	uint64_t handled = bee_landlock_hardening_handled(abi);
+	uint64_t beneath = handled & ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
+	struct ll_ruleset_attr attr = { .handled_access_fs = handled };
+	int rfd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr.handled_access_fs), 0);
+	if (rfd < 0) {
+		err = -errno;
+		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "landlock_create_ruleset (ABI %d): %s", abi,
+				strerror(-err));
+	}
+	struct bee_ll_prefix *px = calloc(LL_HARDEN_PREFIXES_MAX, sizeof(*px));
+	if (!px) {
+		close(rfd);
+		return bee_fail(e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
+		if (strcmp(r->domain, "fs") != 0 || strcmp(r->kind, "write") != 0)
+			continue;
+		int n = bee_landlock_write_prefixes(r->text, px, LL_HARDEN_PREFIXES_MAX);
+		if (n < 0) {
+			/* fail closed: a write rule whose prefix cannot be found would
+			 * be refused namespace changes it may need, or worse, guessed */
+			err = bee_fail(e, BEE_STAGE_LANDLOCK, n, "rule %u 'fs.write %s': no literal prefix: %s",
+				       r->index, r->text, strerror(-n));
+			goto fail;
+		}
+		for (int k = 0; k < n; k++) {
+			const char *path = px[k].path;
+			struct stat st;
+			if (!px[k].literal) {
+				bool missing = stat(path, &st) < 0;
+				if (missing || !S_ISDIR(st.st_mode)) {
+					bee_warnf(warn, warn_ctx,
+						  "landlock hardening: rule %u 'fs.write %s': '%s' %s at launch: no "
+						  "file can be created, removed or renamed beneath it",
+						  r->index, r->text, path,
+						  missing ? "cannot be found" : "is not a directory");
+					continue;
+				}
+				if ((err = harden_add(rfd, path, beneath, r->index, e)) < 0)
+					goto fail;
+			} else if (stat(path, &st) == 0) {
+				if (!S_ISDIR(st.st_mode) && (handled & LL_FS_TRUNCATE) &&
+				    (err = harden_add(rfd, path, LL_FS_TRUNCATE, r->index, e)) < 0)
+					goto fail;
+			} else {
+				/* missing: it may be created, nothing else in its directory */
+				char dir[PATH_MAX];
+				snprintf(dir, sizeof(dir), "%s", path);
+				char *slash = strrchr(dir, '/');
+				if (slash == dir)
+					slash[1] = '\0';
+				else
+					*slash = '\0';
+				if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+					bee_warnf(warn, warn_ctx,
+						  "landlock hardening: rule %u 'fs.write %s': neither it nor '%s' exists "
+						  "at launch: it cannot be created",
+						  r->index, r->text, dir);
+					continue;
+				}
+				if ((err = harden_add(rfd, dir, LANDLOCK_ACCESS_FS_MAKE_REG, r->index, e)) < 0)
+					goto fail;
+			}
+		}
+	}
+	free(px);
+	*out = rfd;
+	return 0;
+fail:
+	free(px);
+	close(rfd);
+	return err;
+}
+
+int bee_landlock_harden_session(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
+				bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
+{
+	*fd = -1;
+	*abi = 0;
+	if (opt_out) {
+		bee_warnf(warn, warn_ctx,
+			  "--no-landlock-hardening: link, rename, unlink, mkdir and truncate are not "
+			  "restricted in this session (docs/decisions.md, Known gaps)");
+		return 0;
+	}
+	int a = bee_landlock_abi();
+	if (a < 1)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, -EOPNOTSUPP,
+				"Landlock is not enabled in this kernel: under bpf-lsm it restricts link, rename, "
+				"unlink, mkdir and truncate, which the BPF hooks cannot decide "
+				"(--no-landlock-hardening runs without it)");
+	int err = bee_landlock_hardening(m, a, fd, warn, warn_ctx, e);
+	if (err)
+		return err;
+	/* below ABI 3 truncate(2) stays open (docs/decisions.md, Known gaps) */
+	*abi = a;
+	return 0;
 }

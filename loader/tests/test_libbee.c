@@ -14,6 +14,11 @@
  *   - packs: a compiled pack loads, a corrupted one is refused with the
  *     reader's message, query answers as beec query does
  *   - the registry: write, read, list, gc of a dead bee-load's record
+ *   - bpf-lsm's Landlock hardening: the literal prefixes of write globs
+ *     (braces, escapes, literals), the rights per ABI, and (when this
+ *     kernel has Landlock) a child restricted by the ruleset: unlink,
+ *     mkdir, create, symlink, rename, link and truncate refused outside
+ *     the written tree, allowed in it, file reads and writes untouched
  */
 #include "internal.h"
 
@@ -35,7 +40,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -617,6 +625,167 @@ static void test_env(void **state)
 	unlink(path);
 }
 
+
+/* ---- bpf-lsm's Landlock hardening ------------------------------------------------ */
+
+static void test_ll_prefixes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *glob;
+		int n;
+		const char *want[3];
+		bool literal[3];
+	} rows[] = {
+		{ "/home/dev/src/app/target/**", 1, { "/home/dev/src/app/target" }, { false } },
+		{ "/tmp/bee-*/**", 1, { "/tmp" }, { false } },
+		{ "/dev/null", 1, { "/dev/null" }, { true } },
+		{ "/**", 1, { "/" }, { false } },
+		{ "/*.log", 1, { "/" }, { false } },
+		{ "/a/b?/c", 1, { "/a" }, { false } },
+		{ "/a/[xy]/**", 1, { "/a" }, { false } },
+		{ "/a/b/", 1, { "/a/b/" }, { true } },
+		{ "/a/{x,y}/**", 2, { "/a/x", "/a/y" }, { false, false } },
+		{ "/home/dev/src/app{,/**}", 2, { "/home/dev/src/app", "/home/dev/src/app" }, { true, false } },
+		{ "/a/{x,y/{p,q}}/z", 3, { "/a/x/z", "/a/y/p/z", "/a/y/q/z" }, { true, true, true } },
+		{ "/a/{x,y}*", 1, { "/a" }, { false } },
+		{ "{/a,/b}/**", 2, { "/a", "/b" }, { false, false } },
+		{ "/a/\\*b/**", 1, { "/a/*b" }, { false } },
+		{ "/a/b{c/**", 1, { "/a" }, { false } },
+	};
+	struct bee_ll_prefix px[4];
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int n = bee_landlock_write_prefixes(rows[i].glob, px, 4);
+		if (n != rows[i].n)
+			fail_msg("'%s': %d prefixes, want %d", rows[i].glob, n, rows[i].n);
+		for (int k = 0; k < n; k++) {
+			if (strcmp(px[k].path, rows[i].want[k]) != 0 || px[k].literal != rows[i].literal[k])
+				fail_msg("'%s' #%d: '%s' %s, want '%s' %s", rows[i].glob, k, px[k].path,
+					 px[k].literal ? "literal" : "prefix", rows[i].want[k],
+					 rows[i].literal[k] ? "literal" : "prefix");
+		}
+	}
+	assert_int_equal(bee_landlock_write_prefixes("relative/**", px, 4), -EINVAL);
+	assert_int_equal(bee_landlock_write_prefixes("/{a,b,c,d,e}/**", px, 4), -E2BIG);
+	assert_int_equal(bee_landlock_hardening_handled(1) & (1ULL << 13), 0);   /* REFER */
+	assert_int_not_equal(bee_landlock_hardening_handled(2) & (1ULL << 13), 0);
+	assert_int_equal(bee_landlock_hardening_handled(2) & (1ULL << 14), 0);   /* TRUNCATE */
+	assert_int_not_equal(bee_landlock_hardening_handled(3) & (1ULL << 14), 0);
+	/* never read, write, execute, read_dir */
+	assert_int_equal(bee_landlock_hardening_handled(9) & 0xf, 0);
+}
+
+static const char *at(char *buf, size_t size, const char *dir, const char *name)
+{
+	snprintf(buf, size, "%s%s", dir, name);
+	return buf;
+}
+
+static int errno_of(int rc)
+{
+	return rc < 0 ? errno : 0;
+}
+
+/* In a child restricted by the hardening ruleset of a policy that writes
+ * DIR/w/ **, the file DIR/f and the missing file DIR/lit/new: namespace
+ * changes only under DIR/w, DIR/f truncated only, regular files created
+ * beneath DIR/lit only; reads and writes of files are not Landlock's
+ * (BPF's, not here). */
+static void test_ll_hardening(void **state)
+{
+	(void)state;
+	int abi = bee_landlock_abi();
+	if (abi < 1)
+		skip();
+	char d[128], text[1024], path[256], f[300];
+	snprintf(d, sizeof(d), "%s/harden", tmpdir);
+	const char *sub[] = { "", "/w", "/ro", "/lit" };
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(f, sizeof(f), "%s%s", d, sub[i]);
+		assert_int_equal(mkdir(f, 0700), 0);
+	}
+	const char *files[] = { "/ro/a", "/ro/b", "/ro/c", "/w/x", "/f" };
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(f, sizeof(f), "%s%s", d, files[i]);
+		FILE *fp = fopen(f, "w");
+		assert_non_null(fp);
+		fputs("data\n", fp);
+		fclose(fp);
+	}
+	snprintf(text, sizeof(text),
+		 "version = 1\nname = \"harden\"\n[fs]\nread = [\"%s/**\"]\n"
+		 "write = [\"%s/w/**\", \"%s/f\", \"%s/lit/new\", \"%s/gone/**\"]\n", d, d, d, d, d);
+	pack_write(text, "harden.bpfpack", path, sizeof(path));
+	struct bee_pack *p;
+	struct bee_manifest m;
+	struct bee_error e;
+	assert_int_equal(bee_pack_load(path, &p, &m, &e), 0);
+	int fd;
+	assert_int_equal(bee_landlock_hardening(&m, abi, &fd, NULL, NULL, &e), 0);
+	bee_manifest_fini(&m);
+	bee_pack__close(p);
+
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int bad = 0;
+#define P(x) at(f, sizeof(f), d, x)
+#define EXPECT(call, want)                                                                   \
+	do {                                                                                 \
+		int got_ = errno_of(call);                                                   \
+		if (got_ != (want)) {                                                        \
+			fprintf(stderr, "hardening: %s: errno %d, want %d\n", #call, got_, want); \
+			bad = 1;                                                             \
+		}                                                                            \
+	} while (0)
+		char g[300];
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    syscall(__NR_landlock_restrict_self, fd, 0) < 0)
+			_exit(2);
+		/* refused outside the written tree */
+		EXPECT(unlink(P("/ro/a")), EACCES);
+		EXPECT(mkdir(P("/ro/dir"), 0700), EACCES);
+		EXPECT(mkdir(P("/dir"), 0700), EACCES);
+		EXPECT(open(P("/ro/created"), O_CREAT | O_WRONLY, 0600), EACCES);
+		EXPECT(symlink("/etc/passwd", P("/ro/sym")), EACCES);
+		snprintf(g, sizeof(g), "%s/w/x", d);
+		EXPECT(rename(g, P("/ro/b")), EACCES);          /* over a read-only file */
+		snprintf(g, sizeof(g), "%s/w/moved", d);
+		EXPECT(rename(P("/ro/c"), g), EACCES);          /* out of a read-only tree */
+		if (abi >= 2)
+			EXPECT(link(P("/ro/c"), g), EXDEV);     /* reparenting refused */
+		if (abi >= 3)
+			EXPECT(truncate(P("/ro/a"), 0), EACCES);
+		/* reads and writes of files are not this ruleset's */
+		EXPECT(open(P("/ro/a"), O_RDWR), 0);
+		/* allowed in the written tree */
+		EXPECT(mkdir(P("/w/dir"), 0700), 0);
+		EXPECT(open(P("/w/new"), O_CREAT | O_WRONLY, 0600), 0);
+		snprintf(g, sizeof(g), "%s/w/new2", d);
+		EXPECT(rename(P("/w/new"), g), 0);
+		EXPECT(unlink(g), 0);
+		EXPECT(rmdir(P("/w/dir")), 0);
+		EXPECT(truncate(P("/w/x"), 0), 0);
+		/* the literal file: truncated, not removed; a missing literal is created */
+		EXPECT(truncate(P("/f"), 0), 0);
+		EXPECT(unlink(P("/f")), EACCES);
+		EXPECT(open(P("/lit/new"), O_CREAT | O_WRONLY, 0600), 0);
+		EXPECT(unlink(P("/lit/new")), EACCES);
+		EXPECT(mkdir(P("/lit/dir"), 0700), EACCES);
+#undef EXPECT
+#undef P
+		_exit(bad);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fd);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	snprintf(f, sizeof(f), "rm -rf '%s'", d);
+	assert_int_equal(system(f), 0);
+	unlink(path);
+}
+
 /* ---- packs and query ----------------------------------------------------------------------- */
 
 static const char demo_policy[] =
@@ -770,6 +939,8 @@ int main(void)
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_pack_and_query),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_ll_prefixes),
+		cmocka_unit_test(test_ll_hardening),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
