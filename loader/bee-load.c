@@ -21,7 +21,8 @@
 static const char usage_text[] =
 	"usage: bee-load check [--json]\n"
 	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
-	"                    [--backend auto|bpf-lsm|landlock] PACK -- CMD [ARGS]...\n"
+	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
+	"                    PACK -- CMD [ARGS]...\n"
 	"       bee-load query PACK KIND ACTION RESOURCE\n"
 	"       bee-load revoke SESSION RULE\n"
 	"       bee-load ls [--json]\n"
@@ -53,6 +54,10 @@ static const char help_text[] =
 	"  --backend B           auto (bpf-lsm when check passes, else refuse), bpf-lsm,\n"
 	"                        or landlock (fs and exec by Landlock, [net] by cgroup\n"
 	"                        programs; only for policies Landlock can express)\n"
+	"  --no-landlock-hardening\n"
+	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
+	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
+	"                        write rules name (else refused, 74, without Landlock)\n"
 	"  --bpffs DIR           the bpf file system to pin under (default: from mountinfo)\n"
 	"  --state-dir DIR       the session registry (default " BEE_STATE_DIR ")\n"
 	"\n"
@@ -93,10 +98,11 @@ static int finish_output(int status)
 }
 
 /* Options shared by the commands; each says which it takes. */
-enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR };
+enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
+       OPT_NO_LL_HARDENING };
 
 struct args {
-	bool json, audit_detail;
+	bool json, audit_detail, no_ll_hardening;
 	const char *audit_log, *bpffs, *state_dir;
 	enum bee_backend backend;
 	const char **env;
@@ -113,10 +119,11 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "bpffs", required_argument, NULL, OPT_BPFFS },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "no-landlock-hardening", no_argument, NULL, OPT_NO_LL_HARDENING },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir" };
+					     "state-dir", "no-landlock-hardening" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -151,6 +158,9 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_STATE_DIR:
 			a->state_dir = optarg;
+			break;
+		case OPT_NO_LL_HARDENING:
+			a->no_ll_hardening = true;
 			break;
 		}
 	}
@@ -220,7 +230,7 @@ static int cmd_run(int argc, char **argv)
 	a.env = calloc((size_t)argc, sizeof(char *));
 	if (!a.env)
 		return 1;
-	int status = parse_args(argc, argv, &a, "audit-log audit-detail env backend bpffs state-dir");
+	int status = parse_args(argc, argv, &a, "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening");
 	if (status >= 0)
 		goto out;
 	if (optind >= argc) {
@@ -250,7 +260,7 @@ static int cmd_run(int argc, char **argv)
 	struct bee_session_opts o = {
 		.sz = sizeof(o), .backend = a.backend, .context = a.env, .ncontext = a.nenv,
 		.audit_log = a.audit_log, .audit_detail = a.audit_detail, .bpffs = a.bpffs,
-		.state_dir = a.state_dir, .warn = warn_stderr,
+		.state_dir = a.state_dir, .warn = warn_stderr, .no_landlock_hardening = a.no_ll_hardening,
 	};
 	struct bee_session *s;
 	struct bee_error e;

@@ -11,7 +11,7 @@
  *   umask(077)
  *   PR_SET_PDEATHSIG SIGKILL    the tool does not outlive its observer
  *   PR_SET_NO_NEW_PRIVS
- *   landlock_restrict_self      landlock backend only
+ *   landlock_restrict_self      the landlock backend's ruleset, or bpf-lsm's hardening one
  *   securebits locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, NO_CAP_AMBIENT_RAISE)
  *   every capability dropped from the bounding set, ambient cleared,
  *   permitted/effective/inheritable emptied (capset)

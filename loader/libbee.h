@@ -174,6 +174,11 @@ struct bee_session_opts {
 	const char *state_dir;          /* NULL: BEE_STATE_DIR */
 	bee_warn_fn warn;               /* NULL: warnings are dropped */
 	void *warn_ctx;
+	/* bpf-lsm: run without the Landlock ruleset that restricts link,
+	 * rename, unlink, mkdir and truncate to the write rules' trees (by
+	 * default a kernel without Landlock refuses the launch, stage
+	 * LANDLOCK); docs/bee-load.md "Landlock hardening under bpf-lsm" */
+	bool no_landlock_hardening;
 };
 
 struct bee_session;

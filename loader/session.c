@@ -272,7 +272,9 @@ static int epoll_add(int epfd, int fd)
 
 static int kaudit_start(struct bee_session *s, struct bee_error *e)
 {
-	if (s->ka || s->backend != BEE_BACKEND_LANDLOCK || s->mf.audit == BEE_AUDIT_MODE_NONE)
+	/* bpf-lsm: the hardening ruleset's denials, once Landlock logs (ABI 7) */
+	bool hardened = s->backend == BEE_BACKEND_BPF_LSM && s->ruleset_fd >= 0 && s->ll_abi >= 7;
+	if (s->ka || (s->backend != BEE_BACKEND_LANDLOCK && !hardened) || s->mf.audit == BEE_AUDIT_MODE_NONE)
 		return 0;
 	int err = bee_kaudit_open(s->id, &s->ka, s->warn, s->warn_ctx, e);
 	if (err)
@@ -333,6 +335,12 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer 'bee_audit': %s", strerror(errno));
 	if (s->backend == BEE_BACKEND_LANDLOCK &&
 	    (err = bee_landlock_ruleset(&s->mf, s->ll_abi, &s->ruleset_fd, s->warn, s->warn_ctx, e)) < 0)
+		return err;
+	/* bpf-lsm: link, rename, unlink, mkdir, truncate by Landlock (ll.c) */
+	if (s->backend == BEE_BACKEND_BPF_LSM &&
+	    ((err = bee_landlock_harden_session(&s->mf, o->no_landlock_hardening, &s->ll_abi, &s->ruleset_fd,
+						s->warn, s->warn_ctx, e)) < 0 ||
+	     (s->log.fd >= 0 && (err = kaudit_start(s, e)) < 0)))
 		return err;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0 || epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb)) < 0 ||
