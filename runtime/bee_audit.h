@@ -17,7 +17,10 @@
  *
  * A record is struct bee_audit_event (80 bytes) followed by path_len bytes
  * of path (no NUL). Records are variable-sized: the ring buffer sample
- * size is sizeof(struct bee_audit_event) + path_len.
+ * size is sizeof(struct bee_audit_event) + path_len. The "path" is the
+ * resource's text: a file's path, a socket's name, or for
+ * ptrace_access_check (kind Process, action Read) "pid:N", N the target's
+ * thread group id in the initial pid namespace.
  *
  * Time base: ktime_ns is CLOCK_BOOTTIME (bpf_ktime_get_boot_ns), which
  * counts suspend and never jumps. The loader converts it to UTC with an
@@ -77,7 +80,8 @@
 	X(NOT_MAPPED, 6, "not mapped through a granted path") /* mprotect(PROT_EXEC) */ \
 	X(NOT_CHECKED, 7, "exec not checked at open")  /* bprm without its file_open */ \
 	X(NAMESPACE, 8, "namespace refused")     /* a new user namespace */ \
-	X(INTERNAL, 9, "internal error")         /* a map missing or a buffer raced: fail closed */
+	X(INTERNAL, 9, "internal error")         /* a map missing or a buffer raced: fail closed */ \
+	X(OTHER_CGROUP, 10, "process outside the session's cgroup") /* ptrace, /proc/PID/mem */
 
 /* The hook that decided; the loader may print it as a detail. */
 #define BEE_AUDIT_HOOKS(X)                          \
@@ -95,12 +99,13 @@
 	X(SENDMSG6, 11, "sendmsg6")                 \
 	X(BIND4, 12, "bind4")                       \
 	X(BIND6, 13, "bind6")                       \
-	X(SOCK_CREATE, 14, "sock_create")
+	X(SOCK_CREATE, 14, "sock_create")           \
+	X(PTRACE_ACCESS_CHECK, 15, "ptrace_access_check")
 
 /* Which member of the resource union, and whether path bytes follow. */
 #define BEE_AUDIT_RESOURCES(X)                                         \
 	X(NONE, 0, "none")                                             \
-	X(PATH, 1, "path")       /* path bytes; file = (dev, ino) when known */ \
+	X(PATH, 1, "path")       /* path bytes ("pid:N" from ptrace_access_check); file = (dev, ino) when known */ \
 	X(FILE, 2, "file")       /* file = (dev, ino) only: no path in this hook */ \
 	X(INET, 3, "inet")       /* endpoint = family, address, port, protocol */ \
 	X(UNIX, 4, "unix")       /* path bytes: the socket name, '@' for abstract */ \
@@ -155,7 +160,8 @@ struct bee_audit_event {
 	__u16 path_len;          /* bytes after the event: 0..BEE_AUDIT_PATH_MAX */
 	__u32 want;              /* permission bits asked (ir.h IR_PERM_*), 0 for net */
 	__u32 have;              /* permission bits the policy gives that resource */
-	__u32 detail;            /* automaton state (fs, exec), LPM provenance record (net), or ~0 */
+	__u32 detail;            /* automaton state (fs, exec), LPM provenance record (net),
+	                          * the PTRACE_MODE_* bits (ptrace_access_check), or ~0 */
 	__u32 reserved;
 	union {
 		struct bee_audit_endpoint net;
