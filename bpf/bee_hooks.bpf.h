@@ -32,6 +32,8 @@
  *   bee_unix_connect  lsm_cgroup/unix_stream_connect  AF_UNIX peers: own sockets only
  *   bee_unix_send     lsm_cgroup/unix_may_send        the same for datagrams
  *   bee_userns        lsm_cgroup/userns_create        no new user namespace
+ *   bee_ptrace        lsm_cgroup/ptrace_access_check  ptrace and /proc/PID of the
+ *                                                     session's own cgroup only
  *
  *   cgroup programs, on any cgroup v2 kernel:
  *   bee_connect4/6    cgroup/connect4|6               [net] connect
@@ -40,13 +42,16 @@
  *   bee_sock_create   cgroup/sock_create              inet types and protocols
  *
  * The kernel attaches lsm_cgroup programs to at most 10 distinct hooks
- * system-wide (CGROUP_LSM_NUM): this file uses 8, 9 with pins. A hook
- * added here must be worth a slot.
+ * system-wide (CGROUP_LSM_NUM): this file uses 9, 10 with pins, so a
+ * pack with pins takes every slot (and cannot attach while anything else
+ * holds one on another hook). A hook added here must be worth a slot and
+ * needs one given back: compiler/tests/test_codegen.c holds the count.
  *
  * Returns: an lsm_cgroup program returns 1 to allow and 0 to deny; a deny
  * sets the errno with bpf_set_retval: EACCES for files, exec and mappings
- * (what a permission check of the VFS answers), EPERM for sockets and
- * namespaces. cgroup programs return 1/0 and the kernel answers EPERM.
+ * (what a permission check of the VFS answers), EPERM for sockets,
+ * namespaces and other processes. cgroup programs return 1/0 and the
+ * kernel answers EPERM.
  *
  * Design notes (the "why" of each hook):
  *
@@ -112,6 +117,35 @@
  * CAP_SYS_ADMIN over a mount namespace of its own, where a bind mount
  * makes any file appear under a granted path; path-based checks are only
  * sound without that, so userns_create is refused.
+ *
+ * Other processes. The tool keeps bee-load's uid, so without a hook it
+ * could PTRACE_ATTACH (or read /proc/PID/mem of) any process of that uid
+ * outside the session (Yama's ptrace_scope=0 lets it) and act with that
+ * process's freedom. ptrace_access_check runs for the tracer, current,
+ * which is in the session's cgroup (or a nested session's below it); it
+ * allows only a target whose cgroup v2 id (task->cgroups->dfl_cgrp->kn->id,
+ * read by CO-RE) equals bpf_get_current_cgroup_id(): the very same cgroup.
+ * So a session's tool may trace its own session's processes only: not the
+ * launcher's or the user's, not its parent session's, nor a nested
+ * session's (which lives in a child cgroup) from the parent's tool. The
+ * hook sees every mode, not only PTRACE_MODE_ATTACH: PTRACE_MODE_READ
+ * checks are refused the same way, so /proc/PID/mem, environ, auxv, maps,
+ * stack, the fd/, cwd, root and exe links, kcmp, pidfd_getfd and
+ * process_vm_readv/writev (mm_access: ptrace_access_check too) of outside
+ * processes are refused; the kernel answers EPERM or EACCES as its caller
+ * chooses. Checks within one thread group never reach the hook
+ * (__ptrace_may_access allows them first), so /proc/self stays open. What
+ * ps needs still works: /proc/PID/stat asks with PTRACE_MODE_NOAUDIT and
+ * only hides fields on a refusal; status and cmdline ask nothing. A
+ * decision is recorded per the [audit] mode as kind Process, action Read,
+ * resource "pid:N" (the target's thread group id in the initial pid
+ * namespace), reason "process outside the session's cgroup", with the
+ * PTRACE_MODE_* bits as the record's detail; a check with
+ * PTRACE_MODE_NOAUDIT (the kernel's "probe, do not log", as for
+ * /proc/PID/stat) is decided the same but never recorded. ptrace_traceme
+ * (a session process asking its parent to trace it) has no program: it
+ * lets a process outside act on the session, not the tool act outside,
+ * and it would cost the last slot.
  *
  * Per-CPU scratch. The path buffer is per CPU; a program can be preempted
  * on a preemptible kernel and another one run on the same CPU, so every
@@ -862,6 +896,60 @@ int BPF_PROG(bee_userns, const struct cred *cred)
 		bee_audit_send(&ev, sizeof(ev));
 	}
 	return bee_lsm_return(0, BEE_EPERM);
+}
+
+/* ---- ptrace_access_check --------------------------------------------------- */
+
+/* "pid:N" into the scratch path; returns its length (5 to 14). */
+static __always_inline __u16 bee_pid_text(struct bee_scratch *sc, __u32 pid)
+{
+	__u32 n = 1, v = pid, i;
+
+	for (i = 0; i < 9 && v >= 10; i++) {
+		v /= 10;
+		n++;
+	}
+	sc->path[0] = 'p';
+	sc->path[1] = 'i';
+	sc->path[2] = 'd';
+	sc->path[3] = ':';
+	v = pid;
+	for (i = 0; i < 10 && i < n; i++) {
+		sc->path[(3 + n - i) & 15] = (__u8)('0' + v % 10);
+		v /= 10;
+	}
+	return (__u16)(4 + n);
+}
+
+/* The tracer (current) is in the session; the target must be in the very
+ * same cgroup (see the design notes). */
+SEC("lsm_cgroup/ptrace_access_check")
+int BPF_PROG(bee_ptrace, struct task_struct *child, unsigned int mode)
+{
+	__u64 target = BPF_CORE_READ(child, cgroups, dfl_cgrp, kn, id);
+	int allow = target != 0 && target == bpf_get_current_cgroup_id();
+	struct bee_scratch *sc;
+	__u64 seq;
+
+	/* the kernel's own "probe, do not log" (do_task_stat): decided, not recorded */
+	if ((mode & BEE_PTRACE_MODE_NOAUDIT) ||
+	    !bee_audit_wanted(allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY))
+		return bee_lsm_return(allow, BEE_EPERM);
+	sc = bee_scratch_get();
+	if (!sc)
+		return bee_lsm_return(allow, BEE_EPERM);
+	seq = bee_scratch_claim(sc);
+	bee_event_init(&sc->ev, BEE_AUDIT_HOOK_PTRACE_ACCESS_CHECK, BEE_AUDIT_KIND_PROCESS,
+		       BEE_AUDIT_ACTION_READ, BEE_AUDIT_RES_PATH);
+	sc->ev.decision = allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY;
+	sc->ev.reason = allow ? BEE_AUDIT_REASON_GRANTED : BEE_AUDIT_REASON_OTHER_CGROUP;
+	sc->ev.detail = mode;
+	sc->ev.path_len = bee_pid_text(sc, (__u32)BPF_CORE_READ(child, tgid));
+	bee_audit_stamp(&sc->ev);
+	/* a record raced by a preempting user is dropped, the decision stands */
+	if (bee_scratch_intact(sc, seq))
+		bee_audit_send_scratch(sc);
+	return bee_lsm_return(allow, BEE_EPERM);
 }
 
 /* ---- connect, sendmsg, bind ------------------------------------------------ */

@@ -84,9 +84,27 @@ struct unix_sock {
 	struct unix_address *addr;
 };
 
+/* A task's cgroup v2 id, as bpf_get_current_cgroup_id reads current's:
+ * task->cgroups->dfl_cgrp->kn->id (6.1: kernfs_node.id is a u64). */
+struct kernfs_node {
+	__u64 id;
+};
+
+struct cgroup {
+	struct kernfs_node *kn;
+};
+
+struct css_set {
+	struct cgroup *dfl_cgrp;
+};
+
+struct task_struct {
+	int tgid;                  /* pid_t */
+	struct css_set *cgroups;   /* __rcu */
+};
+
 #pragma clang attribute pop
 
-struct task_struct;
 struct cred;
 
 /* ---- constants (include/linux/socket.h, net.h, mman.h, fcntl.h, errno) --- */
@@ -105,6 +123,11 @@ struct cred;
 
 #define BEE_EPERM 1
 #define BEE_EACCES 13
+
+/* ptrace_access_check's mode bits (include/linux/ptrace.h) */
+#define BEE_PTRACE_MODE_READ 0x01u
+#define BEE_PTRACE_MODE_ATTACH 0x02u
+#define BEE_PTRACE_MODE_NOAUDIT 0x04u
 
 /* Bytes of sockaddr_un.sun_path. */
 #define BEE_UNIX_PATH_MAX 108

@@ -276,6 +276,7 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 	prog_add(r, &pcap, "bee_unix_connect", "lsm_cgroup/unix_stream_connect", true);
 	prog_add(r, &pcap, "bee_unix_send", "lsm_cgroup/unix_may_send", true);
 	prog_add(r, &pcap, "bee_userns", "lsm_cgroup/userns_create", true);
+	prog_add(r, &pcap, "bee_ptrace", "lsm_cgroup/ptrace_access_check", true);
 	prog_add(r, &pcap, "bee_connect4", "cgroup/connect4", false);
 	prog_add(r, &pcap, "bee_connect6", "cgroup/connect6", false);
 	prog_add(r, &pcap, "bee_sendmsg4", "cgroup/sendmsg4", false);

@@ -18,7 +18,7 @@
  * without [net] every connect, sendmsg and bind. So every program of
  * bpf/bee_hooks.bpf.h is always emitted, except bee_bprm_check (and its
  * task storage), which only re-checks pinned exec rules and is emitted
- * when the policy pins at least one: 8 lsm_cgroup hooks, 9 with pins, of
+ * when the policy pins at least one: 9 lsm_cgroup hooks, 10 with pins, of
  * the kernel's 10 (CODEGEN_LSM_CGROUP_MAX). Maps never have zero entries (the
  * kernel refuses that): an empty LPM map or pin map has max_entries 1 and
  * stays empty.
@@ -141,7 +141,9 @@ char *codegen_clang_version(const struct codegen_opts *o);
 
 /* Distinct hooks that BPF_LSM_CGROUP programs may be attached to at once,
  * system-wide (CGROUP_LSM_NUM, kernels 6.0 to at least 6.12): a policy's
- * lsm_cgroup programs must stay within it, and leave room for others. */
+ * lsm_cgroup programs must stay within it. A pack with pins takes all 10,
+ * so it cannot attach while anything else holds an lsm_cgroup program on
+ * another hook; one without pins leaves one slot. */
 #define CODEGEN_LSM_CGROUP_MAX 10
 
 /* The largest map value the kernel allocates (KMALLOC_MAX_SIZE with 4 KiB

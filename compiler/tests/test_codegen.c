@@ -190,6 +190,7 @@ static void check_tables(struct bpf_object *obj, const struct codegen_result *r,
 static const char *const lsm_required[] = {
 	"bee_file_open", "bee_mmap_file", "bee_mprotect", "bee_socket",
 	"bee_unix_mark", "bee_unix_connect", "bee_unix_send", "bee_userns",
+	"bee_ptrace",
 };
 static const char *const cgroup_required[] = {
 	"bee_connect4", "bee_connect6", "bee_sendmsg4", "bee_sendmsg6",
@@ -197,13 +198,22 @@ static const char *const cgroup_required[] = {
 };
 
 /* The kernel attaches lsm_cgroup programs to at most CGROUP_LSM_NUM distinct
- * hooks, system-wide. */
+ * hooks, system-wide: the budget is the distinct hooks, 9 without pins and
+ * 10 (every slot) with bprm_check_security. */
 static void check_lsm_count(const struct codegen_result *r)
 {
 	unsigned n = 0;
-	for (size_t i = 0; i < r->nprogs; i++)
-		n += r->progs[i].lsm;
+	for (size_t i = 0; i < r->nprogs; i++) {
+		if (!r->progs[i].lsm)
+			continue;
+		bool seen = false;
+		for (size_t j = 0; j < i; j++)
+			if (r->progs[j].lsm && strcmp(r->progs[j].attach, r->progs[i].attach) == 0)
+				seen = true;
+		n += !seen;
+	}
 	assert_true(n <= CODEGEN_LSM_CGROUP_MAX);
+	assert_int_equal(n, find_prog(r, "bee_bprm_check") ? 10 : 9);
 }
 
 /* Loads every program but the LSM ones: the verifier must accept each. */
@@ -630,6 +640,7 @@ static void test_codegen_params(void **state)
 	o.ringbuf_size = 0;
 	assert_int_equal(codegen_build(pol.p.lw, &o, &dc, &r), 0);
 	assert_null(find_prog(&r, "bee_bprm_check"));
+	check_lsm_count(&r);
 	for (size_t i = 0; i < r.nmaps; i++) {
 		assert_string_not_equal(r.maps[i].name, "bee_task");
 		if (!strcmp(r.maps[i].name, "bee_net4") || !strcmp(r.maps[i].name, "bee_net6") ||
