@@ -63,6 +63,9 @@ int bee_read_file(const char *path, char **out, size_t *len);    /* malloc'ed, N
 int bee_write_atomic(const char *path, const char *text, size_t len);
 /* mkdir -p with mode for each created level. */
 int bee_mkdirs(const char *path, mode_t mode);
+/* Creates dir (0700) and takes an exclusive flock on dir/lock; returns the
+ * descriptor that holds it, or a negative errno. */
+int bee_lock_dir(const char *dir);
 
 /* now as "2026-09-09T06:00:00.123Z" (UTC, milliseconds); buf >= 25 bytes */
 void bee_utc_iso(int64_t realtime_ns, char *buf, size_t size);

@@ -160,20 +160,7 @@ static int ka_set_enabled(uint32_t on)
 
 static int ka_lock(void)
 {
-	int err = bee_mkdirs(KA_DIR, 0700);
-	if (err)
-		return err;
-	int fd = open(KA_DIR "/lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
-	}
-	return fd;
+	return bee_lock_dir(KA_DIR);
 }
 
 /* Live holders other than skip. */

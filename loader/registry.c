@@ -33,22 +33,7 @@ const char *bee_state_dir(const char *opt)
 
 int bee_registry_lock(const char *state_dir)
 {
-	char path[PATH_MAX];
-	int err = bee_mkdirs(state_dir, 0700);
-	if (err)
-		return err;
-	snprintf(path, sizeof(path), "%s/lock", state_dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			err = -errno;
-			close(fd);
-			return err;
-		}
-	}
-	return fd;
+	return bee_lock_dir(state_dir);
 }
 
 void bee_registry_unlock(int fd)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -215,6 +216,26 @@ out:
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+int bee_lock_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	int err = bee_mkdirs(dir, 0700);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			err = -errno;
+			close(fd);
+			return err;
+		}
+	}
+	return fd;
 }
 
 int bee_mkdirs(const char *path, mode_t mode)
