@@ -81,7 +81,8 @@
 	X(NOT_CHECKED, 7, "exec not checked at open")  /* bprm without its file_open */ \
 	X(NAMESPACE, 8, "namespace refused")     /* a new user namespace */ \
 	X(INTERNAL, 9, "internal error")         /* a map missing or a buffer raced: fail closed */ \
-	X(OTHER_CGROUP, 10, "process outside the session's cgroup") /* ptrace, /proc/PID/mem */
+	X(OTHER_CGROUP, 10, "process outside the session's cgroup") /* ptrace, /proc/PID/mem */ \
+	X(NOT_BOUND, 11, "listen without bind")  /* listen(2) on a socket bind gave no port */
 
 /* The hook that decided; the loader may print it as a detail. */
 #define BEE_AUDIT_HOOKS(X)                          \
@@ -100,7 +101,8 @@
 	X(BIND4, 12, "bind4")                       \
 	X(BIND6, 13, "bind6")                       \
 	X(SOCK_CREATE, 14, "sock_create")           \
-	X(PTRACE_ACCESS_CHECK, 15, "ptrace_access_check")
+	X(PTRACE_ACCESS_CHECK, 15, "ptrace_access_check") \
+	X(SOCKET_LISTEN, 16, "socket_listen")
 
 /* Which member of the resource union, and whether path bytes follow. */
 #define BEE_AUDIT_RESOURCES(X)                                         \
