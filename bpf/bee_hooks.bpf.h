@@ -28,8 +28,10 @@
  *   bee_mmap_file     lsm_cgroup/mmap_file            PROT_EXEC file mappings
  *   bee_mprotect      lsm_cgroup/file_mprotect        PROT_EXEC added later
  *   bee_socket        lsm_cgroup/socket_create        families, types, protocols
- *   bee_unix_mark     lsm_cgroup/socket_post_create   tags the session's AF_UNIX sockets
- *   bee_unix_connect  lsm_cgroup/unix_stream_connect  AF_UNIX peers: own sockets only
+ *   bee_listen        lsm_cgroup/socket_listen        inet listen: only on a port
+ *                                                     bind gave (bind4|6 judged it)
+ *   bee_unix_connect  lsm_cgroup/unix_stream_connect  AF_UNIX peers: sockets of the
+ *                                                     session's own cgroup only
  *   bee_unix_send     lsm_cgroup/unix_may_send        the same for datagrams
  *   bee_userns        lsm_cgroup/userns_create        no new user namespace
  *   bee_ptrace        lsm_cgroup/ptrace_access_check  ptrace and /proc/PID of the
@@ -46,6 +48,8 @@
  * pack with pins takes every slot (and cannot attach while anything else
  * holds one on another hook). A hook added here must be worth a slot and
  * needs one given back: compiler/tests/test_codegen.c holds the count.
+ * (socket_listen took the slot of socket_post_create, which only tagged
+ * the session's AF_UNIX sockets: the socket's own cgroup tells as much.)
  *
  * Returns: an lsm_cgroup program returns 1 to allow and 0 to deny; a deny
  * sets the errno with bpf_set_retval: EACCES for files, exec and mappings
@@ -107,11 +111,39 @@
  * AF_INET/AF_INET6 only stream sockets of TCP and datagram sockets of UDP
  * exist: raw sockets, ICMP "ping" sockets (whose sendto no cgroup hook
  * sees), SCTP and MPTCP are refused. AF_UNIX: a session may reach only
- * sockets that its own tasks created (tagged at socket_post_create in
- * sk storage); never a daemon's socket bound outside it (container
- * runtimes, D-Bus, ssh-agent, systemd). unix_stream_connect and
- * unix_may_send see the resolved peer socket, which a symlink cannot
- * redirect, so lsm/socket_connect (which sees only the name) adds nothing.
+ * sockets created in its own cgroup; never a daemon's socket bound
+ * outside it (container runtimes, D-Bus, ssh-agent, systemd).
+ * unix_stream_connect and unix_may_send see the resolved peer socket,
+ * which a symlink cannot redirect, so lsm/socket_connect (which sees only
+ * the name) adds nothing. The kernel gives every socket its creator's
+ * cgroup v2 at sk_alloc (cgroup_sk_alloc, sk->sk_cgrp_data.cgroup); the
+ * hooks allow a peer whose cgroup id (sk_cgrp_data.cgroup->kn->id, read
+ * by CO-RE: the pointer is the struct's first member from 5.15 on, and a
+ * kernel without it fails closed) equals bpf_get_current_cgroup_id():
+ * the very same cgroup, as for ptrace. So a nested session's tool cannot
+ * reach its parent session's sockets, nor the parent's tool a nested
+ * session's; a socket keeps the cgroup it was created in, whoever holds
+ * it later. A refused peer is recorded as before: Network, Connect, the
+ * peer's name, reason "named unix socket".
+ *
+ * Listening. bind4|6 judge the endpoint a socket binds, but listen(2) on
+ * an unbound TCP socket picks a free port itself (inet_listen's
+ * autobind) and no cgroup hook runs: the tool could accept inbound
+ * connections on a port no [net] bind grant names. socket_listen refuses
+ * (EPERM) listen on an AF_INET or AF_INET6 socket unless it has a local
+ * port (sock_common.skc_num, by CO-RE) and is closed or listening
+ * already: a closed socket with a port got it from bind, where bind4|6
+ * decided (the port connect autobinds is released when the socket
+ * closes, and refusing connected and connecting sockets, where listen
+ * fails anyway, leaves no window for a disconnect between this hook and
+ * inet_listen). Other families are not inet: AF_UNIX's autobind gives an
+ * abstract name that only the session's cgroup may reach. A refusal is
+ * recorded as kind Network, action Listen, the socket's local endpoint
+ * (port 0 when unbound), reason "listen without bind"; an allowed listen
+ * is not: bind recorded its endpoint. As for every hook whose first
+ * argument is the socket, the kernel runs the programs of the socket's
+ * cgroup, not current's: a socket created outside the session and passed
+ * in is not the session's to judge.
  *
  * User namespaces. A new user namespace would give the tool
  * CAP_SYS_ADMIN over a mount namespace of its own, where a bind mount
@@ -265,18 +297,6 @@ struct {
 	__type(key, int);
 	__type(value, struct bee_inode_rec);
 } bee_inode SEC(".maps");
-
-/* The session's own AF_UNIX sockets. */
-struct bee_unix_rec {
-	__u32 flags;             /* 1: created by a task of the session */
-};
-
-struct {
-	__uint(type, BEE_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct bee_unix_rec);
-} bee_unix SEC(".maps");
 
 #if BEE_HOOK_BPRM_CHECK
 /* The exec open that file_open allowed last, for bprm_check_security. */
@@ -809,20 +829,48 @@ int bee_sock_create(struct bpf_sock *sk)
 	return 0;
 }
 
-/* AF_UNIX: tag the session's own sockets, then let them reach only each
- * other. */
-SEC("lsm_cgroup/socket_post_create")
-int BPF_PROG(bee_unix_mark, struct socket *sock, int family, int type, int protocol, int kern)
-{
-	struct bee_unix_rec *r;
+/* ---- listen ---------------------------------------------------------------- */
 
-	if (family != BEE_AF_UNIX || kern)
+/* An AF_INET/AF_INET6 socket may listen only when bind gave it its port
+ * (where cgroup/bind4|6 judged the endpoint) and it is neither connected
+ * nor connecting (see the design notes). Only a refusal is recorded: an
+ * allowed listen's endpoint was recorded at bind. */
+SEC("lsm_cgroup/socket_listen")
+int BPF_PROG(bee_listen, struct socket *sock, int backlog)
+{
+	struct sock *sk = sock->sk;
+	struct bee_audit_event ev;
+	__u16 family, num;
+	__u8 state;
+
+	if (!sk)
+		return bee_lsm_return(0, BEE_EPERM);
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	if (family != BEE_AF_INET && family != BEE_AF_INET6)
+		return 1;   /* AF_UNIX: its peers are checked at connect and send */
+	num = BPF_CORE_READ(sk, __sk_common.skc_num);
+	state = BPF_CORE_READ(sk, __sk_common.skc_state);
+	if (num != 0 && (state == BEE_TCP_CLOSE || state == BEE_TCP_LISTEN))
 		return 1;
-	r = bpf_sk_storage_get(&bee_unix, sock->sk, 0, BEE_LOCAL_STORAGE_GET_F_CREATE);
-	if (r)
-		r->flags = 1;   /* a failed tag denies its later connects: fail closed */
-	return 1;
+	if (bee_audit_wanted(BEE_AUDIT_DENY)) {
+		bee_event_init(&ev, BEE_AUDIT_HOOK_SOCKET_LISTEN, BEE_AUDIT_KIND_NETWORK,
+			       BEE_AUDIT_ACTION_LISTEN, BEE_AUDIT_RES_INET);
+		ev.reason = BEE_AUDIT_REASON_NOT_BOUND;
+		__builtin_memset(&ev.net, 0, sizeof(ev.net));
+		ev.net.family = family;
+		ev.net.port = num;
+		ev.net.proto = (__u8)BPF_CORE_READ(sk, sk_protocol);
+		if (family == BEE_AF_INET)
+			BPF_CORE_READ_INTO(&ev.net.addr, sk, __sk_common.skc_rcv_saddr);
+		else
+			BPF_CORE_READ_INTO(&ev.net.addr, sk, __sk_common.skc_v6_rcv_saddr);
+		bee_audit_stamp(&ev);
+		bee_audit_send(&ev, sizeof(ev));
+	}
+	return bee_lsm_return(0, BEE_EPERM);
 }
+
+/* ---- AF_UNIX peers ----------------------------------------------------------- */
 
 /* The peer's bound name into the scratch path ('@' for an abstract one). */
 static __always_inline __u16 bee_unix_name(struct sock *peer, struct bee_scratch *sc)
@@ -845,10 +893,22 @@ static __always_inline __u16 bee_unix_name(struct sock *peer, struct bee_scratch
 	return (__u16)len;
 }
 
+/* 1 when sk was created in current's very cgroup (cgroup_sk_alloc gave
+ * it its creator's cgroup v2). A kernel without the cgroup pointer in
+ * sock_cgroup_data (before 5.15) answers 0: fail closed. */
+static __always_inline int bee_sock_same_cgroup(struct sock *sk)
+{
+	__u64 id;
+
+	if (!bpf_core_field_exists(sk->sk_cgrp_data.cgroup))
+		return 0;
+	id = BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
+	return id != 0 && id == bpf_get_current_cgroup_id();
+}
+
 static __always_inline int bee_unix_peer(struct sock *peer, __u8 hook)
 {
-	struct bee_unix_rec *r = bpf_sk_storage_get(&bee_unix, peer, 0, 0);
-	int allow = r && r->flags;
+	int allow = bee_sock_same_cgroup(peer);
 	struct bee_scratch *sc;
 	__u64 seq;
 

@@ -54,7 +54,32 @@ struct vm_area_struct {
 	struct file *vm_file;
 };
 
-struct sock;
+/* A socket's cgroup v2, set to its creator's at sk_alloc (cgroup_sk_alloc;
+ * 5.15+ with CONFIG_SOCK_CGROUP_DATA: the cgroup pointer is a member of its
+ * own, the v1 classid and prioidx follow it). */
+struct sock_cgroup_data {
+	struct cgroup *cgroup;
+};
+
+struct in6_addr {
+	__u32 s6_addr32[4];
+};
+
+/* struct sock_common's fields are in anonymous unions and structs in the
+ * kernel; CO-RE finds them by name through those. */
+struct sock_common {
+	__u32 skc_rcv_saddr;       /* __be32: the bound IPv4 address */
+	__u16 skc_num;             /* the local port, host order; 0 while unbound */
+	unsigned short skc_family;
+	unsigned char skc_state;   /* TCP_* */
+	struct in6_addr skc_v6_rcv_saddr;
+};
+
+struct sock {
+	struct sock_common __sk_common;
+	__u16 sk_protocol;
+	struct sock_cgroup_data sk_cgrp_data;
+};
 
 struct socket {
 	short type;
@@ -117,6 +142,10 @@ struct cred;
 #define BEE_SOCK_STREAM 1
 #define BEE_SOCK_DGRAM 2
 #define BEE_SOCK_RAW 3
+
+/* sock_common.skc_state (include/net/tcp_states.h) */
+#define BEE_TCP_CLOSE 7
+#define BEE_TCP_LISTEN 10
 
 #define BEE_PROT_EXEC 0x4ul
 #define BEE_O_TRUNC 01000u          /* asm-generic: x86 and arm64 */

@@ -272,7 +272,7 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 	prog_add(r, &pcap, "bee_mprotect", "lsm_cgroup/file_mprotect", true);
 	prog_add(r, &pcap, "bee_socket", "lsm_cgroup/socket_create", true);
 	prog_add(r, &pcap, "bee_sock_create", "cgroup/sock_create", false);
-	prog_add(r, &pcap, "bee_unix_mark", "lsm_cgroup/socket_post_create", true);
+	prog_add(r, &pcap, "bee_listen", "lsm_cgroup/socket_listen", true);
 	prog_add(r, &pcap, "bee_unix_connect", "lsm_cgroup/unix_stream_connect", true);
 	prog_add(r, &pcap, "bee_unix_send", "lsm_cgroup/unix_may_send", true);
 	prog_add(r, &pcap, "bee_userns", "lsm_cgroup/userns_create", true);
@@ -299,8 +299,6 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 	map_add(r, &mcap, "bee_state", CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_state), 1,
 		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
 	map_add(r, &mcap, "bee_inode", CODEGEN_MAP_INODE_STORAGE, 4, 8, 0, F_NO_PREALLOC,
-		CODEGEN_FILL_PROGRAM);
-	map_add(r, &mcap, "bee_unix", CODEGEN_MAP_SK_STORAGE, 4, 4, 0, F_NO_PREALLOC,
 		CODEGEN_FILL_PROGRAM);
 	if (p->pins)
 		map_add(r, &mcap, "bee_task", CODEGEN_MAP_TASK_STORAGE, 4, 16, 0, F_NO_PREALLOC,

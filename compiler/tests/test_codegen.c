@@ -189,7 +189,7 @@ static void check_tables(struct bpf_object *obj, const struct codegen_result *r,
 /* The LSM programs a pack needs, whatever the policy. */
 static const char *const lsm_required[] = {
 	"bee_file_open", "bee_mmap_file", "bee_mprotect", "bee_socket",
-	"bee_unix_mark", "bee_unix_connect", "bee_unix_send", "bee_userns",
+	"bee_listen", "bee_unix_connect", "bee_unix_send", "bee_userns",
 	"bee_ptrace",
 };
 static const char *const cgroup_required[] = {
