@@ -46,6 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "examples.h"
 #include "bpf/bee_hooks_test.h"
 #include "codegen.h"
 #include "image.h"
@@ -491,26 +492,11 @@ static void walk_all(const struct codegen_result *r, const struct lowered *lw, c
 
 /* ---- tests --------------------------------------------------------------------- */
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_codegen_examples(void **state)
 {
 	(void)state;
 	char *names[64];
-	size_t n = 0;
-	DIR *dir = opendir("policies");
-	if (!dir)
-		fail_msg("policies: %s (run from the repository root)", strerror(errno));
-	for (struct dirent *e; (e = readdir(dir)) && n < ARRAY_LEN(names);) {
-		size_t l = strlen(e->d_name);
-		if (l > 5 && strcmp(e->d_name + l - 5, ".toml") == 0)
-			names[n++] = strdup(e->d_name);
-	}
-	closedir(dir);
-	qsort(names, n, sizeof(names[0]), name_cmp);
+	size_t n = examples_list(names, ARRAY_LEN(names));
 	assert_true(n >= 5);
 
 	for (size_t i = 0; i < n; i++) {

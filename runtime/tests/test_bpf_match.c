@@ -38,7 +38,6 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
-#include <dirent.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -47,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/examples.h"
 #include "bpf/bee_match.h"
 #include "eval.h"
 #include "image.h"
@@ -873,27 +873,11 @@ static void check_policy(struct policy *pol, bool timing)
 
 /* ---- the tests --------------------------------------------------------------------------- */
 
-static int name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_bpf_match_examples(void **state)
 {
 	(void)state;
-	/* <glob.h> is compiler/glob.h here: list the directory instead */
 	char *names[64];
-	size_t n = 0;
-	DIR *dir = opendir("policies");
-	if (!dir)
-		fail_msg("policies: %s (run from the repository root)", strerror(errno));
-	for (struct dirent *e; (e = readdir(dir)) && n < ARRAY_LEN(names);) {
-		size_t l = strlen(e->d_name);
-		if (l > 5 && strcmp(e->d_name + l - 5, ".toml") == 0)
-			names[n++] = strdup(e->d_name);
-	}
-	closedir(dir);
-	qsort(names, n, sizeof(names[0]), name_cmp);
+	size_t n = examples_list(names, ARRAY_LEN(names));
 	assert_true(n >= 5);
 	for (size_t i = 0; i < n; i++) {
 		char path[300];
