@@ -23,16 +23,14 @@
 #include "lower.h"
 #include "query.h"
 #include "schema.h"
+#include "seed.h"
 #include "toml.h"
 
 static uint64_t rng_state, seed;
 
 static uint32_t rnd(uint32_t n)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state % n);
+	return (uint32_t)(test_rng_next(&rng_state) % n);
 }
 
 static const char *pick(const char *const *v, size_t n)
@@ -264,11 +262,8 @@ static void sample_subset(const struct compiled *child, const struct compiled *p
 static void test_soundness(void **state)
 {
 	(void)state;
-	const char *seed_env = getenv("BEE_SEED");
-	seed = seed_env ? strtoull(seed_env, NULL, 10) : (uint64_t)time(NULL);
-	printf("test_attenuate: seed %llu (BEE_SEED=%llu replays)\n", (unsigned long long)seed,
-	       (unsigned long long)seed);
-	rng_state = seed * 2654435761u + 1;
+	seed = test_seed("test_attenuate", 0);
+	rng_state = seed;
 	unsigned subsets = 0, wider = 0;
 	for (int i = 0; i < 6000; i++) {
 		struct gen_policy pg, cg;

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "dfa.h"
+#include "seed.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -247,11 +248,7 @@ static uint64_t prop_rng;
 
 static uint64_t prop_next(void)
 {
-	/* splitmix64 */
-	uint64_t z = (prop_rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return test_rng_next(&prop_rng);
 }
 
 static unsigned prop_below(unsigned n)
@@ -556,16 +553,6 @@ static void prop_case_print(const struct prop_case *pc, uint64_t seed)
 			    pc->rules[i].grant, pc->rules[i].deny);
 }
 
-static uint64_t prop_seed(void)
-{
-	const char *s = getenv("BEE_SEED");
-	if (s && *s)
-		return strtoull(s, NULL, 0);
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
-}
-
 static long prop_cases(long dflt)
 {
 	const char *s = getenv("BEE_PROP_CASES");
@@ -595,13 +582,12 @@ static bool prop_same_tables(const struct dfa *a, const struct dfa *b)
 static void test_dfa_props_reference(void **state)
 {
 	(void)state;
-	uint64_t seed = prop_seed();
+	uint64_t seed = test_seed("test_dfa_props", 0);
 	long target = prop_cases(600000);
 	long cases = 0, matched = 0, sets = 0, too_big = 0;
 	unsigned failures = 0;
 	prop_rng = seed;
-	fprintf(stderr, "test_dfa_props: seed %" PRIu64 " (BEE_SEED=%" PRIu64 " replays), %ld cases\n",
-		seed, seed, target);
+	fprintf(stderr, "test_dfa_props: %ld cases\n", target);
 
 	while (cases < target && failures < 5) {
 		struct prop_case pc;

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "dfa.h"
+#include "seed.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -448,10 +449,7 @@ static uint64_t rng;
 
 static uint64_t rnd(void)
 {
-	uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return test_rng_next(&rng);
 }
 
 static unsigned below(unsigned n)
@@ -524,17 +522,8 @@ static bool no_shorter(const struct widen_rules *c, const struct widen_rules *p,
 static void test_dfa_widen_random(void **state)
 {
 	(void)state;
-	const char *env = getenv("BEE_SEED");
-	uint64_t seed;
-	if (env && *env) {
-		seed = strtoull(env, NULL, 0);
-	} else {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
-	}
+	uint64_t seed = test_seed("test_dfa_widen", 0);
 	rng = seed;
-	fprintf(stderr, "test_dfa_widen: seed %" PRIu64 " (BEE_SEED=%" PRIu64 " replays)\n", seed, seed);
 	unsigned subset = 0, widened = 0, bad = 0;
 	for (int iter = 0; iter < 3000 && bad < 5; iter++) {
 		char ps[512], cs[512];

@@ -22,6 +22,7 @@
 #include "net_eval.h"
 #include "netaddr.h"
 #include "netset.h"
+#include "seed.h"
 
 typedef unsigned __int128 u128;
 
@@ -656,11 +657,7 @@ static uint64_t rng_state;
 
 static uint64_t rnd(void)
 {
-	/* splitmix64: the same sequence on every libc */
-	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
+	return test_rng_next(&rng_state);
 }
 
 static unsigned rnd_below(unsigned n)
@@ -673,12 +670,7 @@ static void seed_init(void)
 	static bool done;
 	if (done)
 		return;
-	const char *s = getenv("BEE_SEED");
-	uint64_t seed = s ? strtoull(s, NULL, 0) : (uint64_t)time(NULL);
-	printf("test_netset: seed %llu (replay with BEE_SEED=%llu)\n", (unsigned long long)seed,
-	       (unsigned long long)seed);
-	fflush(stdout);
-	rng_state = seed;
+	rng_state = test_seed("test_netset", 0);
 	done = true;
 }
 

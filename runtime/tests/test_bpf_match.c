@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "tests/examples.h"
+#include "tests/seed.h"
 #include "bpf/bee_match.h"
 #include "eval.h"
 #include "image.h"
@@ -72,10 +73,7 @@ static uint64_t seed, rng;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
+	return test_rng_next(&rng);
 }
 
 static unsigned below(unsigned n)
@@ -1122,9 +1120,6 @@ static void test_bpf_match_table(void **state)
 
 int main(void)
 {
-	const char *s = getenv("BEE_SEED");
-	seed = s && *s ? strtoull(s, NULL, 0) : 0x62656521ull;
-	rng = seed ? seed : 1;
 
 	if (geteuid() != 0) {
 		const char *ci = getenv("CI");
@@ -1136,8 +1131,9 @@ int main(void)
 		return 0;
 	}
 	libbpf_set_print(libbpf_print);
-	fprintf(stderr, "test_bpf_match: seed %" PRIu64 " (BEE_SEED=%" PRIu64 " replays)\n", seed,
-		seed);
+	/* a fixed default seed: the same run every time unless BEE_SEED says */
+	seed = test_seed("test_bpf_match", 0x62656521ull);
+	rng = seed;
 
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bpf_match_table),

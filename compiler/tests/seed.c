@@ -1,0 +1,21 @@
+#include "seed.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+uint64_t test_seed(const char *test, uint64_t dflt)
+{
+	const char *s = getenv("BEE_SEED");
+	uint64_t seed = dflt;
+	if (s && *s) {
+		seed = strtoull(s, NULL, 0);
+	} else if (!seed) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec;
+	}
+	fprintf(stderr, "%s: seed %" PRIu64 " (BEE_SEED=%" PRIu64 " replays)\n", test, seed, seed);
+	return seed;
+}
