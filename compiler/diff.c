@@ -12,7 +12,9 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 		     bool added, const struct lower_opts *lo, struct diag_ctx *dc, struct diff *out)
 {
 	bool *exclude = xcalloc(child->ir->nrules + 1, sizeof(*exclude));
-	struct lower_opts o = { .sz = sizeof(o), .max_states = lo ? lo->max_states : 0, .exclude = exclude };
+	/* each round re-lowers this domain alone, without the rules explained */
+	struct lower_opts o = { .sz = sizeof(o), .max_states = lo ? lo->max_states : 0,
+				.domains = 1u << dom, .exclude = exclude };
 	const struct lowered *cur = child;
 	struct lowered *owned = NULL;
 	int err = 0;

@@ -83,12 +83,16 @@ int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
 	struct arena scratch = { 0 };
 	int err = 0;
 	lw->ir = ir;
-	if (lower_domain(ir, IR_DOMAIN_FS, DFA_KIND_PATH, opts, dc, &scratch, &lw->dfa[IR_DOMAIN_FS]) < 0)
-		err = -1;
-	if (lower_domain(ir, IR_DOMAIN_EXEC, DFA_KIND_PATH, opts, dc, &scratch, &lw->dfa[IR_DOMAIN_EXEC]) < 0)
-		err = -1;
-	if (lower_domain(ir, IR_DOMAIN_ENV, DFA_KIND_NAME, opts, dc, &scratch, &lw->dfa[IR_DOMAIN_ENV]) < 0)
-		err = -1;
+	static const struct { enum ir_domain dom; enum dfa_kind kind; } dfas[] = {
+		{ IR_DOMAIN_FS, DFA_KIND_PATH }, { IR_DOMAIN_EXEC, DFA_KIND_PATH }, { IR_DOMAIN_ENV, DFA_KIND_NAME },
+	};
+	unsigned want = opts && opts->domains ? opts->domains : ~0u;
+	for (size_t i = 0; i < sizeof(dfas) / sizeof(dfas[0]); i++)
+		if ((want & (1u << dfas[i].dom)) &&
+		    lower_domain(ir, dfas[i].dom, dfas[i].kind, opts, dc, &scratch, &lw->dfa[dfas[i].dom]) < 0)
+			err = -1;
+	if (!(want & (1u << IR_DOMAIN_NET)))
+		goto out;
 	const struct ir_rule *net_rules = ir->rules;
 	size_t nnet = ir->nrules;
 	if (opts && opts->exclude) {
@@ -101,6 +105,7 @@ int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
 	}
 	if (netset_build(net_rules, nnet, NULL, dc, &lw->net) < 0)
 		err = -1;
+out:
 	arena_free(&scratch);
 	if (err) {
 		lowered_free(lw);

@@ -21,6 +21,8 @@
 struct lower_opts {
 	size_t sz;              /* sizeof(struct lower_opts) */
 	unsigned max_states;    /* per automaton; 0: DFA_DEFAULT_MAX_STATES */
+	unsigned domains;       /* bit per enum ir_domain to lower; 0: all
+				 * (diff re-lowers one domain at a time) */
 	const bool *exclude;    /* [ir->nrules]: rules to leave out, or NULL
 				 * (beec diff lowers a policy without the
 				 * rules it has already explained) */
@@ -28,8 +30,9 @@ struct lower_opts {
 
 struct lowered {
 	const struct ir_policy *ir;
-	struct dfa *dfa[IR_DOMAIN_COUNT];   /* NULL for IR_DOMAIN_NET */
-	struct netset *net;
+	struct dfa *dfa[IR_DOMAIN_COUNT];   /* NULL for IR_DOMAIN_NET and for
+					     * domains lower_opts left out */
+	struct netset *net;                 /* NULL when left out */
 };
 
 int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
