@@ -20,7 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EXIT_POLICY = 1, EXIT_USAGE = 2, EXIT_WIDER = 3, EXIT_WIDENED = 4 };
+enum {
+	EXIT_POLICY = 1,  /* the policy is not valid, or an input cannot be read */
+	EXIT_USAGE = 2,
+	EXIT_WIDER = 3,   /* check: the child is not a subset */
+	EXIT_WIDENED = 4, /* diff --fail-on-widen: NEW adds capabilities */
+	EXIT_OUTPUT = 5,  /* an output cannot be written; nothing partial is left */
+	EXIT_NOMEM = 6,   /* out of memory, or the --max-memory budget reached */
+};
 
 static const char usage_text[] =
 	"usage: beec [-D NAME=VALUE]... FILE -o PACK\n"
