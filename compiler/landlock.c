@@ -182,7 +182,8 @@ int landlock_plan_build(const struct lowered *lw, struct landlock_plan *plan)
 		plan->n = 0;
 		return 0;
 	}
-	qsort(plan->rules, plan->n, sizeof(*plan->rules), lrule_cmp);
+	if (plan->n) /* qsort's base must not be NULL, even for no element */
+		qsort(plan->rules, plan->n, sizeof(*plan->rules), lrule_cmp);
 	return 0;
 }
 

@@ -19,3 +19,11 @@ uint64_t test_seed(const char *test, uint64_t dflt)
 	fprintf(stderr, "%s: seed %" PRIu64 " (BEE_SEED=%" PRIu64 " replays)\n", test, seed, seed);
 	return seed;
 }
+
+long test_cases(long dflt)
+{
+	const char *s = getenv("BEE_TEST_SCALE");
+	long scale = s && *s ? strtol(s, NULL, 0) : 1;
+	long n = scale > 1 ? dflt / scale : dflt;
+	return n > 0 ? n : 1;
+}

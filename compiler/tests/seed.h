@@ -10,6 +10,11 @@
  * "TEST: seed N (BEE_SEED=N replays)". */
 uint64_t test_seed(const char *test, uint64_t dflt);
 
+/* dflt cases of a property test, divided by BEE_TEST_SCALE when set (the
+ * sanitizer suite runs the same properties on fewer cases: its job is
+ * memory errors and undefined behaviour, not more inputs); at least 1. */
+long test_cases(long dflt);
+
 /* splitmix64: the same sequence on every libc and machine. */
 static inline uint64_t test_rng_next(uint64_t *state)
 {

@@ -556,7 +556,7 @@ static void prop_case_print(const struct prop_case *pc, uint64_t seed)
 static long prop_cases(long dflt)
 {
 	const char *s = getenv("BEE_PROP_CASES");
-	return s && *s ? strtol(s, NULL, 0) : dflt;
+	return s && *s ? strtol(s, NULL, 0) : test_cases(dflt);
 }
 
 /* Permuting the rules must not change one byte of the tables. */

@@ -58,7 +58,7 @@
 #include "pack.h"
 #include "pack_build.h"
 
-#define OBJ_PATH "build/bpf/match.bpf.o"
+#define OBJ_PATH BEE_BUILD_DIR "/bpf/match.bpf.o"
 #define PATH_CASES 10000          /* per automaton image */
 #define NET_CASES 10000           /* per policy */
 #define LONGEST 5000              /* longest path asked, over the bound */
@@ -602,7 +602,7 @@ static long check_paths(const struct policy *pol, enum ir_domain dom, bool timin
 		if (allowed_path(img, &gl, exact_lens[li], &b))
 			path_check(&k, img, what, &b, &st);
 	}
-	while (st.cases < PATH_CASES) {
+	while (st.cases < test_cases(PATH_CASES)) {
 		gen_path(&b, &gl);
 		path_check(&k, img, what, &b, &st);
 	}
@@ -752,7 +752,7 @@ static long check_net(const struct policy *pol, bool timing)
 	struct kern k;
 	kern_load_net(&k, &img);
 	struct net_stats st = { 0 };
-	while (st.cases < NET_CASES) {
+	while (st.cases < test_cases(NET_CASES)) {
 		struct bee_match_net_ctx q, out;
 		struct net_eval_decision d;
 		gen_endpoint(&img, &q);
