@@ -13,10 +13,19 @@
  *   bee-probe serve ADDR PORT             accept and close connections
  *                                         until killed (for benchmarks)
  *   bee-probe connect-time ADDR PORT N    N connects; prints the mean ns
+ *   bee-probe open-time PATH N            N opens (read) and closes of PATH;
+ *                                         prints the mean ns
+ *   bee-probe landlock1 DIR COMMAND...    runs the bee-probe COMMAND in the
+ *                                         benchmarks' peer, in this process:
+ *                                         a one-rule Landlock sandbox that
+ *                                         handles every filesystem right of
+ *                                         the host's ABI and grants them all
+ *                                         beneath DIR
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/landlock.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -61,8 +70,53 @@ static int do_connect(const char *addr, int port)
 	return e;
 }
 
+static double mean_ns(const struct timespec *a, const struct timespec *b, long n)
+{
+	return ((b->tv_sec - a->tv_sec) * 1e9 + (b->tv_nsec - a->tv_nsec)) / (double)n;
+}
+
+/* The filesystem rights of Landlock ABI 1..abi. */
+static __u64 ll_fs_rights(long abi)
+{
+	__u64 r = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1 */
+	if (abi >= 2)
+		r |= LANDLOCK_ACCESS_FS_REFER;
+	if (abi >= 3)
+		r |= 1ULL << 14; /* TRUNCATE: newer than Debian 12's UAPI header */
+	if (abi >= 5)
+		r |= 1ULL << 15; /* IOCTL_DEV */
+	return r;
+}
+
+static int landlock1(const char *dir)
+{
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	if (abi < 1)
+		return say(errno);
+	struct landlock_ruleset_attr attr = { .handled_access_fs = ll_fs_rights(abi) };
+	int rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (rfd < 0)
+		return say(errno);
+	struct landlock_path_beneath_attr pb = { .allowed_access = attr.handled_access_fs };
+	pb.parent_fd = open(dir, O_PATH | O_CLOEXEC);
+	if (pb.parent_fd < 0 ||
+	    syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_landlock_restrict_self, rfd, 0) < 0)
+		return say(errno);
+	close(pb.parent_fd);
+	close(rfd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 4 && !strcmp(argv[1], "landlock1")) {
+		if (landlock1(argv[2]))
+			return 1;
+		argv[2] = argv[0];
+		argc -= 2;
+		argv += 2;
+	}
 	if (argc < 2)
 		return 2;
 	const char *c = argv[1];
@@ -158,7 +212,21 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		if (bad)
 			return say(EIO);
-		printf("%.0f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (double)n);
+		printf("%.0f\n", mean_ns(&a, &b, n));
+		return 0;
+	}
+	if (!strcmp(c, "open-time") && argc == 4) {
+		long n = atol(argv[3]);
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++) {
+			int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				return say(errno);
+			close(fd);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		printf("%.1f\n", mean_ns(&a, &b, n));
 		return 0;
 	}
 	fprintf(stderr, "bee-probe: bad command\n");
