@@ -26,6 +26,12 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 			mem_raise(__func__);   /* exhausted in the nested entry: unwind to ours */
 		if (!wide)
 			break;
+		/* a net rule is the netset's copy, freed with the round's lowering:
+		 * the entry points at the IR's rule, which outlives the diff */
+		if (w.child_rule)
+			w.child_rule = lowered_rule(child, w.child_rule->index);
+		if (w.parent_rule)
+			w.parent_rule = lowered_rule(parent, w.parent_rule->index);
 		struct diff_entry *e = VEC_PUSH(out->entries, out->n, out->cap);
 		e->added = added;
 		e->w = w;

@@ -12,6 +12,14 @@ static _Thread_local struct mem_trap *trap_top;
 static _Thread_local struct mem_stats stats;
 static _Thread_local uint64_t budget;
 static _Thread_local long fail_after = -1;
+static _Thread_local void (*on_alloc)(uint64_t k, const char *where, void *ctx);
+static _Thread_local void *on_alloc_ctx;
+
+void mem_on_alloc(void (*fn)(uint64_t k, const char *where, void *ctx), void *ctx)
+{
+	on_alloc = fn;
+	on_alloc_ctx = ctx;
+}
 
 void mem_fail_after(long n)
 {
@@ -98,7 +106,7 @@ static bool mem_admit(size_t n)
 	return true;
 }
 
-static void *mem_counted(void *p, size_t n)
+static void *mem_counted(void *p, size_t n, const char *where)
 {
 	if (!p) {
 		mem_failed(MEM_FAIL_SYSTEM, n);
@@ -106,24 +114,26 @@ static void *mem_counted(void *p, size_t n)
 	}
 	if (fail_after > 0)
 		fail_after--;
+	if (on_alloc)
+		on_alloc(stats.allocs, where, on_alloc_ctx);
 	stats.allocs++;
 	stats.bytes += n;
 	return p;
 }
 
-void *mem_try_malloc(size_t n)
+void *mem_try_malloc_at(size_t n, const char *where)
 {
 	n = n ? n : 1;
-	return mem_admit(n) ? mem_counted(malloc(n), n) : NULL;
+	return mem_admit(n) ? mem_counted(malloc(n), n, where) : NULL;
 }
 
-void *mem_try_realloc(void *p, size_t n)
+void *mem_try_realloc_at(void *p, size_t n, const char *where)
 {
 	n = n ? n : 1;
-	return mem_admit(n) ? mem_counted(realloc(p, n), n) : NULL;
+	return mem_admit(n) ? mem_counted(realloc(p, n), n, where) : NULL;
 }
 
-static void *mem_try_calloc(size_t nmemb, size_t size)
+static void *mem_try_calloc(size_t nmemb, size_t size, const char *where)
 {
 	if (size && nmemb > SIZE_MAX / size) {
 		mem_failed(MEM_FAIL_SYSTEM, SIZE_MAX);
@@ -132,14 +142,14 @@ static void *mem_try_calloc(size_t nmemb, size_t size)
 	size_t n = nmemb * size;
 	if (n == 0)
 		n = 1;
-	return mem_admit(n) ? mem_counted(calloc(n, 1), n) : NULL;
+	return mem_admit(n) ? mem_counted(calloc(n, 1), n, where) : NULL;
 }
 
 /* ---- the raising funnel ------------------------------------------------------------ */
 
 void *mem_xmalloc(size_t n, const char *where)
 {
-	void *p = mem_try_malloc(n);
+	void *p = mem_try_malloc_at(n, where);
 	if (!p)
 		mem_raise(where);
 	return p;
@@ -147,7 +157,7 @@ void *mem_xmalloc(size_t n, const char *where)
 
 void *mem_xcalloc(size_t nmemb, size_t size, const char *where)
 {
-	void *p = mem_try_calloc(nmemb, size);
+	void *p = mem_try_calloc(nmemb, size, where);
 	if (!p)
 		mem_raise(where);
 	return p;
@@ -156,7 +166,7 @@ void *mem_xcalloc(size_t nmemb, size_t size, const char *where)
 void *mem_xrealloc(void *p, size_t n, const char *where)
 {
 	/* on failure p stays valid and owned by the caller's structure */
-	void *q = mem_try_realloc(p, n);
+	void *q = mem_try_realloc_at(p, n, where);
 	if (!q)
 		mem_raise(where);
 	return q;
@@ -211,9 +221,14 @@ void mem_xgrow(void **items, size_t *cap, size_t need, size_t elem, const char *
 
 /* ---- jansson ---------------------------------------------------------------------- */
 
+static void *mem_json_malloc(size_t n)
+{
+	return mem_try_malloc_at(n, "jansson");
+}
+
 void mem_json_route(void)
 {
-	json_set_alloc_funcs(mem_try_malloc, free);
+	json_set_alloc_funcs(mem_json_malloc, free);
 }
 
 /* ---- arena ------------------------------------------------------------------------ */

@@ -80,8 +80,10 @@ char *mem_xstrdup_at(const char *s, const char *where);
 
 /* ---- allocations that may fail: NULL, counted, never a longjmp ---------------- */
 
-void *mem_try_malloc(size_t n);
-void *mem_try_realloc(void *p, size_t n);
+void *mem_try_malloc_at(size_t n, const char *where);
+void *mem_try_realloc_at(void *p, size_t n, const char *where);
+#define mem_try_malloc(n) mem_try_malloc_at((n), __func__)
+#define mem_try_realloc(p, n) mem_try_realloc_at((p), (n), __func__)
 
 /* Raises exhaustion from the caller's own frame (after a NULL from
  * jansson): longjmps to the innermost trap, or aborts outside one. */
@@ -140,6 +142,11 @@ void mem_budget_set(uint64_t bytes);
 /* After n further successful allocations every allocation fails, until
  * mem_fail_after(-1) (tests only). */
 void mem_fail_after(long n);
+
+/* Calls fn after each successful allocation with its number (from 0 since
+ * the last mem_stats_reset) and the function that made it; NULL: none.
+ * The allocation sweep uses it to find each allocation site (tests only). */
+void mem_on_alloc(void (*fn)(uint64_t k, const char *where, void *ctx), void *ctx);
 
 /* Routes jansson's allocations through mem_try_malloc (host programs only). */
 void mem_json_route(void);
