@@ -1,5 +1,6 @@
 /* attenuate.c: child ⊆ parent, per domain, with counterexamples. */
 #include "attenuate.h"
+#include "mem.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -54,7 +55,7 @@ static int attenuate_dfa(const struct lowered *child, const struct lowered *pare
 	return 1;
 }
 
-int attenuate_domain(const struct lowered *child, const struct lowered *parent,
+static int attenuate_domain_body(const struct lowered *child, const struct lowered *parent,
 		     enum ir_domain d, struct attenuate_widening *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -74,6 +75,12 @@ int attenuate_domain(const struct lowered *child, const struct lowered *parent,
 		break;
 	}
 	return 0;
+}
+
+int attenuate_domain(const struct lowered *child, const struct lowered *parent,
+		     enum ir_domain d, struct attenuate_widening *w)
+{
+	return MEM_PROTECT(-ENOMEM, attenuate_domain_body(child, parent, d, w));
 }
 
 static void attenuate_report(const struct attenuate_widening *w, struct diag_ctx *dc)
@@ -102,16 +109,21 @@ static void attenuate_report(const struct attenuate_widening *w, struct diag_ctx
 	}
 }
 
-int attenuate_check(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc)
+static int attenuate_check_body(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc)
 {
 	static const enum ir_domain order[] = { IR_DOMAIN_FS, IR_DOMAIN_EXEC, IR_DOMAIN_ENV, IR_DOMAIN_NET };
 	int widened = 0;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		struct attenuate_widening w;
-		if (attenuate_domain(child, parent, order[i], &w)) {
+		if (attenuate_domain_body(child, parent, order[i], &w)) {
 			attenuate_report(&w, dc);
 			widened = 1;
 		}
 	}
 	return widened;
+}
+
+int attenuate_check(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, attenuate_check_body(child, parent, dc));
 }

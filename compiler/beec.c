@@ -7,6 +7,7 @@
 #include "attenuate.h"
 #include "diff.h"
 #include "libbeec.h"
+#include "mem.h"
 #include "pack_build.h"
 #include "pack_write.h"
 #include "query.h"
@@ -49,6 +50,8 @@ static const char help_text[] =
 	"                     a parent must be proved its subset first)\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE\n"
 	"  --max-states=N     refuse an automaton of more than N states\n"
+	"  --max-memory=BYTES stop (exit 6) when the compile has been handed more than\n"
+	"                     BYTES in all (K, M, G suffixes; default 64G)\n"
 	"  -h, --help         print this help\n"
 	"  --version          print the version\n"
 	"\n"
@@ -78,6 +81,8 @@ static int usage_error(const char *fmt, ...)
 
 static int read_error(const char *path, int err)
 {
+	if (err == -ENOMEM)
+		return EXIT_NOMEM;   /* main says so, once */
 	fprintf(stderr, "beec: cannot read '%s': %s\n", path, strerror(-err));
 	return EXIT_POLICY;
 }
@@ -298,7 +303,7 @@ struct policy_args {
 	bool fail_on_widen;      /* diff --fail-on-widen */
 };
 
-enum { OPT_MAX_STATES = 256, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
+enum { OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
 
 static int parse_max_states(const char *arg, unsigned *out)
 {
@@ -312,6 +317,32 @@ static int parse_max_states(const char *arg, unsigned *out)
 	return 0;
 }
 
+/* The --max-memory budget: cumulative bytes the allocation funnel hands
+ * out in one run (mem.h), so the same policy hits it on every machine. It
+ * counts every block, also those freed since: a generated policy of 100,000
+ * fs rules is handed 39.9 GB in 27 million allocations (peak RSS 0.55 GB). */
+#define BEEC_MAX_MEMORY_DEFAULT (64ull << 30)
+static uint64_t max_memory = BEEC_MAX_MEMORY_DEFAULT;
+
+static int parse_max_memory(const char *arg, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned shift = 0;
+	if (end != arg && (*end == 'K' || *end == 'k'))
+		shift = 10, end++;
+	else if (end != arg && (*end == 'M' || *end == 'm'))
+		shift = 20, end++;
+	else if (end != arg && (*end == 'G' || *end == 'g'))
+		shift = 30, end++;
+	if (errno || *end || end == arg || arg[0] == '-' || v == 0 || v > (UINT64_MAX >> shift))
+		return usage_error("--max-memory expects a number of bytes above 0, with an optional "
+				   "K, M or G suffix, got '%s'", arg);
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
 /* Parses argv[1..] with getopt; returns -1 when the caller should go on,
  * or an exit status. allow says which long options the command takes. */
 static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool dump, bool parent)
@@ -320,6 +351,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 	static const struct option longopts[] = {
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ "max-states", required_argument, NULL, OPT_MAX_STATES },
+		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -358,6 +390,11 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 		case OPT_MAX_STATES:
 			if (parse_max_states(optarg, &pa->max_states) != 0)
 				return EXIT_USAGE;
+			break;
+		case OPT_MAX_MEMORY:
+			if (parse_max_memory(optarg, &max_memory) != 0)
+				return EXIT_USAGE;
+			mem_budget_set(max_memory);
 			break;
 		case 'D':
 			if (!valid_define(optarg))
@@ -657,14 +694,49 @@ out:
 	return status;
 }
 
+static int run_command(int argc, char **argv)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	return cmd_compile(argc, argv);
+}
+
+/* The libraries returned -ENOMEM; the front end says why and exits. */
+static int nomem_error(void)
+{
+	struct mem_stats st;
+	mem_stats_get(&st);
+	fflush(stdout);
+	if (st.failure == MEM_FAIL_BUDGET)
+		fprintf(stderr, "beec: out of memory: the compile needed more than %llu bytes "
+			"(--max-memory=%llu); raise it with --max-memory\n",
+			(unsigned long long)max_memory, (unsigned long long)max_memory);
+	else
+		fprintf(stderr, "beec: out of memory: an allocation of %zu bytes failed\n", st.failed_size);
+	return EXIT_NOMEM;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
-	return cmd_compile(argc, argv);
+	/* the host's choices, not the library's: jansson through the funnel, the budget */
+	mem_json_route();
+	mem_budget_set(max_memory);
+	/* the command's own allocations (options, messages) are protected too;
+	 * exhaustion anywhere is sticky, so a command that made it an error of
+	 * its own still ends here */
+	int status = MEM_PROTECT(-ENOMEM, run_command(argc, argv));
+	if (status == -ENOMEM)
+		return nomem_error();
+	if (getenv("BEEC_MEM_STATS")) {
+		struct mem_stats st;
+		mem_stats_get(&st);
+		fprintf(stderr, "beec: %llu allocations, %llu bytes handed out\n",
+			(unsigned long long)st.allocs, (unsigned long long)st.bytes);
+	}
+	return status;
 }

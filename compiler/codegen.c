@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -344,7 +345,16 @@ static int file_read(int dirfd, const char *name, uint8_t **out, size_t *len)
 	if (fd < 0)
 		return -errno;
 	for (;;) {
-		mem_grow((void **)&b, &cap, n + 65536, 1);
+		/* mem_try_realloc, not the raising funnel: fd must be closed */
+		if (cap - n < 65536) {
+			uint8_t *bigger = cap <= SIZE_MAX / 2 - 65536 ? mem_try_realloc(b, cap * 2 + 65536) : NULL;
+			if (!bigger) {
+				err = -ENOMEM;
+				break;
+			}
+			b = bigger;
+			cap = cap * 2 + 65536;
+		}
 		ssize_t r = read(fd, b + n, cap - n);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -395,6 +405,8 @@ static int tmp_create(const struct codegen_opts *o, const char *src, size_t srcl
 		free(dir);
 		return err;
 	}
+	/* from here on the caller removes it, also when memory runs out */
+	*dirp = dir;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		err = -errno;
@@ -417,11 +429,8 @@ fail:
 	if (err) {
 		diag_error(dc, LOC_NONE, "codegen: cannot write the BPF sources to '%s': %s", dir,
 			   strerror(-err));
-		tmp_remove(dir);
-		free(dir);
 		return err;
 	}
-	*dirp = dir;
 	return 0;
 }
 
@@ -444,6 +453,10 @@ static int clang_run(const char *clang, const char *dir, char **msg, int *status
 
 	*msg = NULL;
 	*status = 0;
+	/* room for all the output kept, before any descriptor or child exists:
+	 * nothing below allocates while they do */
+	mem_grow((void **)&b.s, &b.cap, CLANG_MSG_MAX + 4096 + PATH_MAX + 64, 1);
+	b.s[0] = '\0';
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
 		err = -errno;
 		goto done;
@@ -493,11 +506,15 @@ child_fail:
 	else if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
 		err = -EIO;
 	if (child_errno) {
-		free(b.s);
-		b = (struct buf){ 0 };
-		buf_printf(&b, "cannot run '%s': %s", clang, strerror(child_errno));
+		int len = snprintf(b.s, b.cap, "cannot run '%s': %s", clang, strerror(child_errno));
+		b.n = len < 0 ? 0 : (size_t)len;
 	}
 done:
+	if (b.n == 0) {
+		/* no output: no message */
+		free(b.s);
+		b.s = NULL;
+	}
 	for (int i = 0; i < 2; i++) {
 		if (out[i] >= 0)
 			close(out[i]);
@@ -533,58 +550,76 @@ static void clang_diag(struct diag_ctx *dc, const struct lowered *lw, const char
 
 /* ---- the driver ---------------------------------------------------------------- */
 
-int codegen_build(const struct lowered *lw, const struct codegen_opts *o, struct diag_ctx *dc,
-		  struct codegen_result *out)
-{
+/* What codegen_build holds across clang, released on every path. */
+struct codegen_run {
+	const struct lowered *lw;
+	const struct codegen_opts *o;
+	struct diag_ctx *dc;
+	struct codegen_result *out;
 	struct codegen_params p;
-	struct buf src = { 0 };
-	char *dir = NULL, *msg = NULL;
-	const char *clang = opt_clang(o);
-	int err, status = 0, dfd = -1;
+	struct buf src;
+	char *dir, *msg;
+	int dfd;
+};
 
-	memset(out, 0, sizeof(*out));
-	err = codegen_params(lw, o, dc, &p);
+static int codegen_run_clang(struct codegen_run *r)
+{
+	const struct lowered *lw = r->lw;
+	struct diag_ctx *dc = r->dc;
+	const char *clang = opt_clang(r->o);
+	int status = 0;
+	int err = tmp_create(r->o, r->src.s, r->src.n, dc, &r->dir);
 	if (err < 0)
 		return err;
-	source_write(lw, &p, &src);
-
-	err = tmp_create(o, src.s, src.n, dc, &dir);
-	if (err < 0)
-		goto out;
-	err = clang_run(clang, dir, &msg, &status);
+	err = clang_run(clang, r->dir, &r->msg, &status);
 	if (err < 0) {
-		if (err == -EIO || err == -ENOENT || msg)
-			clang_diag(dc, lw, clang, err, status, msg);
+		if (err == -EIO || err == -ENOENT || r->msg)
+			clang_diag(dc, lw, clang, err, status, r->msg);
 		else
 			diag_error(dc, LOC_NONE, "policy '%s': building its BPF program: %s",
 				   lw->ir->name, strerror(-err));
-		goto out;
+		return err;
 	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = dfd < 0 ? -errno : file_read(dfd, "policy.bpf.o", &out->elf, &out->elf_len);
+	r->dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = r->dfd < 0 ? -errno : file_read(r->dfd, "policy.bpf.o", &r->out->elf, &r->out->elf_len);
 	if (err < 0) {
 		diag_error(dc, LOC_NONE, "policy '%s': reading the BPF program clang wrote: %s",
 			   lw->ir->name, strerror(-err));
-		goto out;
+		return err;
 	}
-	if (out->elf_len == 0) {
-		err = -EIO;
+	if (r->out->elf_len == 0) {
 		diag_error(dc, LOC_NONE, "policy '%s': clang wrote an empty BPF program", lw->ir->name);
-		goto out;
+		return -EIO;
 	}
-	out->source = src.s;
-	out->source_len = src.n;
-	src.s = NULL;
-	codegen_tables(&p, out);
-out:
-	if (dfd >= 0)
-		close(dfd);
-	if (dir) {
-		tmp_remove(dir);
-		free(dir);
+	return 0;
+}
+
+int codegen_build(const struct lowered *lw, const struct codegen_opts *o, struct diag_ctx *dc,
+		  struct codegen_result *out)
+{
+	struct codegen_run r = { .lw = lw, .o = o, .dc = dc, .out = out, .dfd = -1 };
+	memset(out, 0, sizeof(*out));
+	int err = codegen_params(lw, o, dc, &r.p);
+	if (err < 0)
+		return err;
+	source_write(lw, &r.p, &r.src);
+	/* a trap of its own, so that the temporary directory is removed also
+	 * when memory runs out; the exhaustion still reaches our caller's trap */
+	err = MEM_PROTECT(-ENOMEM, codegen_run_clang(&r));
+	if (r.dfd >= 0)
+		close(r.dfd);
+	if (r.dir) {
+		tmp_remove(r.dir);
+		free(r.dir);
 	}
-	free(msg);
-	free(src.s);
+	free(r.msg);
+	if (err == 0) {
+		out->source = r.src.s;
+		out->source_len = r.src.n;
+		r.src.s = NULL;
+		codegen_tables(&r.p, out);
+	}
+	free(r.src.s);
 	if (err < 0)
 		codegen_result_fini(out);
 	return err;

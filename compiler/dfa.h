@@ -223,8 +223,8 @@ void dfa_widening_fini(struct dfa_widening *w);
 
 /* Deterministic text (--dump=dfa): classes, then every state with its
  * permissions, rules and transitions (the dead state's are left out). */
-void dfa_dump(const struct dfa *d, FILE *out);
+int dfa_dump(const struct dfa *d, FILE *out);
 /* Graphviz (--dump=dfa-dot), accepting states labelled with rules. */
-void dfa_dump_dot(const struct dfa *d, FILE *out);
+int dfa_dump_dot(const struct dfa *d, FILE *out);
 
 #endif

@@ -21,7 +21,7 @@ static void dfa_rules_print(const struct dfa *d, unsigned s, FILE *out, const ch
 		fprintf(out, "%s%u", i ? sep : "", r.ids[i]);
 }
 
-void dfa_dump(const struct dfa *d, FILE *out)
+static void dfa_dump_body(const struct dfa *d, FILE *out)
 {
 	char buf[1200];
 	fprintf(out, "dfa %s%s: %u states, %u classes, %u transitions, start 0, dead ",
@@ -73,6 +73,11 @@ void dfa_dump(const struct dfa *d, FILE *out)
 	}
 }
 
+int dfa_dump(const struct dfa *d, FILE *out)
+{
+	return MEM_PROTECT(-ENOMEM, (dfa_dump_body(d, out), 0));
+}
+
 static void dfa_dot_escape(const char *s, FILE *out)
 {
 	for (; *s; s++) {
@@ -82,7 +87,7 @@ static void dfa_dot_escape(const char *s, FILE *out)
 	}
 }
 
-void dfa_dump_dot(const struct dfa *d, FILE *out)
+static void dfa_dump_dot_body(const struct dfa *d, FILE *out)
 {
 	char buf[1200];
 	fprintf(out, "digraph dfa {\n\trankdir=LR;\n\tnode [shape=circle];\n");
@@ -127,4 +132,9 @@ void dfa_dump_dot(const struct dfa *d, FILE *out)
 		free(done);
 	}
 	fprintf(out, "}\n");
+}
+
+int dfa_dump_dot(const struct dfa *d, FILE *out)
+{
+	return MEM_PROTECT(-ENOMEM, (dfa_dump_dot_body(d, out), 0));
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-struct source *source_new(const char *name, const char *text, size_t len)
+static struct source *source_new_body(const char *name, const char *text, size_t len)
 {
 	struct source *s = xmalloc(sizeof(*s));
 	s->name = xstrdup(name);
@@ -19,17 +19,30 @@ struct source *source_new(const char *name, const char *text, size_t len)
 	return s;
 }
 
+struct source *source_new(const char *name, const char *text, size_t len)
+{
+	return MEM_PROTECT(NULL, source_new_body(name, text, len));
+}
+
 int source_read(const char *path, struct source **out)
 {
 	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	/* allocations that return NULL, not raise: the descriptor must be closed */
 	size_t len = 0, cap = 4096;
-	char *buf = xmalloc(cap);
-	int err = 0;
-	for (;;) {
-		if (len == cap)
-			buf = xrealloc(buf, cap *= 2);
+	char *buf = mem_try_malloc(cap);
+	int err = buf ? 0 : -ENOMEM;
+	while (!err) {
+		if (len == cap) {
+			char *bigger = cap <= SIZE_MAX / 2 ? mem_try_realloc(buf, cap * 2) : NULL;
+			if (!bigger) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
 		ssize_t r = read(fd, buf + len, cap - len);
 		if (r < 0) {
 			if (errno == EINTR)
@@ -51,8 +64,11 @@ int source_read(const char *path, struct source **out)
 		free(buf);
 		return -EFBIG;
 	}
-	*out = source_new(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len);
+	struct source *s = source_new(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len);
 	free(buf);
+	if (!s)
+		return -ENOMEM;
+	*out = s;
 	return 0;
 }
 
@@ -126,11 +142,15 @@ static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc 
 		}
 		dc->errors++;
 	}
-	struct diag *d = VEC_PUSH(dc->items, dc->n, dc->cap);
+	/* room first, then the text, then the record: exhaustion at either
+	 * step leaves the queue as it was */
+	mem_grow((void **)&dc->items, &dc->cap, dc->n + 1, sizeof(*dc->items));
+	char *msg = vformat(fmt, ap);
+	struct diag *d = &dc->items[dc->n++];
 	memset(d, 0, sizeof(*d));
 	d->severity = sev;
 	d->loc = loc;
-	d->msg = vformat(fmt, ap);
+	d->msg = msg;
 }
 
 int diag_error(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)

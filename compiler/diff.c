@@ -1,7 +1,8 @@
 /* diff.c: capabilities added and removed between two policies. */
 #include "diff.h"
+#include "mem.h"
 
-#include <jansson.h>
+#include "jsonx.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,8 +21,17 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 	int err = 0;
 	for (int round = 0; round < DIFF_MAX_PER_DOMAIN; round++) {
 		struct attenuate_widening w;
-		if (!attenuate_domain(cur, parent, dom, &w))
+		int wide = attenuate_domain(cur, parent, dom, &w);
+		if (wide < 0)
+			mem_raise(__func__);   /* exhausted in the nested entry: unwind to ours */
+		if (!wide)
 			break;
+		/* a net rule is the netset's copy, freed with the round's lowering:
+		 * the entry points at the IR's rule, which outlives the diff */
+		if (w.child_rule)
+			w.child_rule = lowered_rule(child, w.child_rule->index);
+		if (w.parent_rule)
+			w.parent_rule = lowered_rule(parent, w.parent_rule->index);
 		struct diff_entry *e = VEC_PUSH(out->entries, out->n, out->cap);
 		e->added = added;
 		e->w = w;
@@ -46,7 +56,7 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 	return err;
 }
 
-int diff_policies(const struct lowered *old, const struct lowered *new_, const struct lower_opts *lo,
+static int diff_policies_body(const struct lowered *old, const struct lowered *new_, const struct lower_opts *lo,
 		  struct diag_ctx *dc, struct diff *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -56,6 +66,12 @@ int diff_policies(const struct lowered *old, const struct lowered *new_, const s
 			return -1;
 	}
 	return 0;
+}
+
+int diff_policies(const struct lowered *old, const struct lowered *new_, const struct lower_opts *lo,
+		  struct diag_ctx *dc, struct diff *out)
+{
+	return MEM_PROTECT(-ENOMEM, diff_policies_body(old, new_, lo, dc, out));
 }
 
 void diff_fini(struct diff *d)
@@ -97,7 +113,7 @@ static void rule_where(const struct ir_rule *r, char *buf, size_t len)
 		 ir_domain_name(ir_rule_kind_domain(r->kind)), ir_rule_kind_key(r->kind), r->text);
 }
 
-void diff_print_text(const struct diff *d, FILE *out)
+static void diff_print_text_body(const struct diff *d, FILE *out)
 {
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < d->n; i++) {
@@ -117,37 +133,48 @@ void diff_print_text(const struct diff *d, FILE *out)
 		fprintf(out, "%zu added, %zu removed\n", d->nadded, d->nremoved);
 }
 
-void diff_print_json(const struct diff *d, FILE *out)
+int diff_print_text(const struct diff *d, FILE *out)
 {
-	json_t *root = json_object(), *added = json_array(), *removed = json_array();
+	return MEM_PROTECT(-ENOMEM, (diff_print_text_body(d, out), 0));
+}
+
+static void diff_print_json_body(const struct diff *d, FILE *out)
+{
+	json_t *root = jx(json_object()), *added = jx(json_array()), *removed = jx(json_array());
 	for (size_t i = 0; i < d->n; i++) {
 		const struct diff_entry *e = &d->entries[i];
 		char what[128], example[4200];
 		entry_describe(e, what, sizeof(what), example, sizeof(example));
 		char *sp = strchr(what, ' ');
-		json_t *o = json_object();
-		json_object_set_new(o, "domain", json_string(ir_domain_name(e->w.domain)));
-		json_object_set_new(o, "access", json_string(sp ? sp + 1 : what));
-		json_object_set_new(o, "example", json_string(example));
+		json_t *o = jx(json_object());
+		jx_set(o, "domain", json_string(ir_domain_name(e->w.domain)));
+		jx_set(o, "access", json_string(sp ? sp + 1 : what));
+		jx_set(o, "example", json_string(example));
 		const struct ir_rule *r = e->w.child_rule;
 		if (r) {
 			unsigned line = 0, col = 0;
 			if (r->loc.src)
 				loc_linecol(r->loc, &line, &col);
-			json_t *rule = json_object();
-			json_object_set_new(rule, "file", json_string(r->loc.src ? r->loc.src->name : ""));
-			json_object_set_new(rule, "line", json_integer(line));
-			json_object_set_new(rule, "column", json_integer(col));
-			json_object_set_new(rule, "kind", json_string(ir_rule_kind_key(r->kind)));
-			json_object_set_new(rule, "text", json_string(r->text));
-			json_object_set_new(o, "rule", rule);
+			json_t *rule = jx(json_object());
+			jx_set(rule, "file", json_string(r->loc.src ? r->loc.src->name : ""));
+			jx_set(rule, "line", json_integer(line));
+			jx_set(rule, "column", json_integer(col));
+			jx_set(rule, "kind", json_string(ir_rule_kind_key(r->kind)));
+			jx_set(rule, "text", json_string(r->text));
+			jx_set(o, "rule", rule);
 		}
-		json_array_append_new(e->added ? added : removed, o);
+		jx_push(e->added ? added : removed, o);
 	}
-	json_object_set_new(root, "added", added);
-	json_object_set_new(root, "removed", removed);
-	json_object_set_new(root, "widens", json_boolean(d->nadded > 0));
-	json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	jx_set(root, "added", added);
+	jx_set(root, "removed", removed);
+	jx_set(root, "widens", json_boolean(d->nadded > 0));
+	if (json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 && mem_exhausted())
+		mem_raise(__func__);
 	fputc('\n', out);
 	json_decref(root);
+}
+
+int diff_print_json(const struct diff *d, FILE *out)
+{
+	return MEM_PROTECT(-ENOMEM, (diff_print_json_body(d, out), 0));
 }

@@ -37,7 +37,7 @@ int diff_policies(const struct lowered *old, const struct lowered *new_, const s
 		  struct diag_ctx *dc, struct diff *out);
 void diff_fini(struct diff *d);
 
-void diff_print_text(const struct diff *d, FILE *out);
-void diff_print_json(const struct diff *d, FILE *out);
+int diff_print_text(const struct diff *d, FILE *out);
+int diff_print_json(const struct diff *d, FILE *out);
 
 #endif

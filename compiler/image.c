@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-struct bee_dfa_hdr *image_dfa_write(const struct dfa *d, size_t *len)
+static struct bee_dfa_hdr *image_dfa_write_body(const struct dfa *d, size_t *len)
 {
 	struct dfa_tables t;
 	dfa_tables_get(d, &t);
@@ -20,4 +20,9 @@ struct bee_dfa_hdr *image_dfa_write(const struct dfa *d, size_t *len)
 	memcpy((void *)bee_dfa_next(h), t.next, (size_t)t.nstates * t.nclasses * sizeof(uint16_t));
 	*len = size;
 	return h;
+}
+
+struct bee_dfa_hdr *image_dfa_write(const struct dfa *d, size_t *len)
+{
+	return MEM_PROTECT(NULL, image_dfa_write_body(d, len));
 }

@@ -1,6 +1,7 @@
 /* ir.c: name tables of the IR enumerations, its canonical text dump and the
  * normal form of a net entry. */
 #include "ir.h"
+#include "mem.h"
 
 #include "netaddr.h"
 
@@ -210,7 +211,7 @@ static void rule_text(const struct ir_rule *r, struct strbuf *b)
 
 #define DUMP_TEXT_COLUMN_MAX 48
 
-void ir_dump(const struct ir_policy *p, FILE *out)
+static void ir_dump_body(const struct ir_policy *p, FILE *out)
 {
 	struct strbuf b = { 0 };
 
@@ -258,4 +259,9 @@ void ir_dump(const struct ir_policy *p, FILE *out)
 		}
 	}
 	free(b.s);
+}
+
+int ir_dump(const struct ir_policy *p, FILE *out)
+{
+	return MEM_PROTECT(-ENOMEM, (ir_dump_body(p, out), 0));
 }

@@ -125,7 +125,7 @@ void ir_policy_free(struct ir_policy *p);
 
 /* Canonical text of the IR (--dump=ir): deterministic, one rule a line with
  * its index, kind, normal form and source line. */
-void ir_dump(const struct ir_policy *p, FILE *out);
+int ir_dump(const struct ir_policy *p, FILE *out);
 
 /* Formats a net entry in its normal form ("10.0.0.0/8:443/tcp",
  * "[::1]/128:1-1024/tcp") into buf (at least IR_NET_STRLEN bytes). */

@@ -1,5 +1,6 @@
 /* libbeec.c: the compiler pipeline, one stage per call. */
 #include "libbeec.h"
+#include "mem.h"
 
 #include "pack.h"
 #include "pack_build.h"
@@ -10,13 +11,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int beec_policy__read(struct beec_policy *p, const char *path)
+static int beec_policy__read_body(struct beec_policy *p, const char *path)
 {
 	memset(p, 0, sizeof(*p));
 	return source_read(path, &p->src);
 }
 
-int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_ctx *dc)
+int beec_policy__read(struct beec_policy *p, const char *path)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__read_body(p, path));
+}
+
+static int beec_policy__read_any_body(struct beec_policy *p, const char *path, struct diag_ctx *dc)
 {
 	int err = beec_policy__read(p, path);
 	if (err || p->src->len < 8 || memcmp(p->src->text, BEE_PACK_MAGIC, 8) != 0)
@@ -36,11 +42,13 @@ int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_c
 	char *name = xasprintf("%s:%s", path, sname ? sname : "policy.toml");
 	struct source *src = source_new(name, s->data, s->size);
 	free(name);
-	p->npack_defines = json_array_size(defs);
-	p->pack_defines = xcalloc(p->npack_defines + 1, sizeof(char *));
-	for (size_t i = 0; i < p->npack_defines; i++) {
+	/* the count is set only once the array is there, for beec_policy__fini */
+	size_t n = json_array_size(defs);
+	p->pack_defines = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
 		const char *d = json_string_value(json_array_get(defs, i));
 		p->pack_defines[i] = xstrdup(d ? d : "");
+		p->npack_defines = i + 1;
 	}
 	bee_pack__close(pack);
 	source_free(p->src);
@@ -48,14 +56,24 @@ int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_c
 	return 0;
 }
 
-int beec_policy__parse(struct beec_policy *p, struct diag_ctx *dc)
+int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__read_any_body(p, path, dc));
+}
+
+static int beec_policy__parse_body(struct beec_policy *p, struct diag_ctx *dc)
 {
 	if (toml_parse(p->src, dc, &p->doc) < 0)
 		return -EINVAL;
 	return 0;
 }
 
-int beec_policy__build(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+int beec_policy__parse(struct beec_policy *p, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__parse_body(p, dc));
+}
+
+static int beec_policy__build_body(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
 {
 	struct schema_opts so = { .sz = sizeof(so) };
 	if (p->pack_defines) {
@@ -70,7 +88,12 @@ int beec_policy__build(struct beec_policy *p, const struct beec_opts *opts, stru
 	return 0;
 }
 
-int beec_policy__load(struct beec_policy *p, const char *path, const struct beec_opts *opts,
+int beec_policy__build(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__build_body(p, opts, dc));
+}
+
+static int beec_policy__load_body(struct beec_policy *p, const char *path, const struct beec_opts *opts,
 		      struct diag_ctx *dc)
 {
 	int err = beec_policy__read(p, path);
@@ -82,7 +105,13 @@ int beec_policy__load(struct beec_policy *p, const char *path, const struct beec
 	return beec_policy__build(p, opts, dc);
 }
 
-int beec_policy__lower(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+int beec_policy__load(struct beec_policy *p, const char *path, const struct beec_opts *opts,
+		      struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__load_body(p, path, opts, dc));
+}
+
+static int beec_policy__lower_body(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
 {
 	struct lower_opts lo = { .sz = sizeof(lo) };
 	if (opts && opts->sz >= offsetof(struct beec_opts, max_states) + sizeof(opts->max_states))
@@ -92,7 +121,12 @@ int beec_policy__lower(struct beec_policy *p, const struct beec_opts *opts, stru
 	return 0;
 }
 
-int beec_policy__pack(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc,
+int beec_policy__lower(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__lower_body(p, opts, dc));
+}
+
+static int beec_policy__pack_body(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc,
 		      uint8_t **buf, size_t *len)
 {
 	struct pack_build_opts po = { .sz = sizeof(po) };
@@ -103,7 +137,13 @@ int beec_policy__pack(struct beec_policy *p, const struct beec_opts *opts, struc
 	return pack_build(p->lw, p->src, &po, dc, buf, len);
 }
 
-char *beec_policy__parent_path(const struct beec_policy *p)
+int beec_policy__pack(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc,
+		      uint8_t **buf, size_t *len)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__pack_body(p, opts, dc, buf, len));
+}
+
+static char *beec_policy__parent_path_body(const struct beec_policy *p)
 {
 	if (!p->ir || !p->ir->parent)
 		return NULL;
@@ -112,6 +152,11 @@ char *beec_policy__parent_path(const struct beec_policy *p)
 	if (parent[0] == '/' || !slash)
 		return xstrdup(parent);
 	return xasprintf("%.*s/%s", (int)(slash - p->src->name), p->src->name, parent);
+}
+
+char *beec_policy__parent_path(const struct beec_policy *p)
+{
+	return MEM_PROTECT(NULL, beec_policy__parent_path_body(p));
 }
 
 void beec_policy__fini(struct beec_policy *p)

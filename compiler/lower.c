@@ -1,5 +1,6 @@
 /* lower.c: IR rules to per-domain DFA rules and network sets. */
 #include "lower.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -76,7 +77,7 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 	return dfa_build(rules, n, &o, out, dc);
 }
 
-int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
+static int lower_policy_body(const struct ir_policy *ir, const struct lower_opts *opts,
 		 struct diag_ctx *dc, struct lowered **out)
 {
 	struct lowered *lw = xcalloc(1, sizeof(*lw));
@@ -114,6 +115,12 @@ out:
 	}
 	*out = lw;
 	return 0;
+}
+
+int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,
+		 struct diag_ctx *dc, struct lowered **out)
+{
+	return MEM_PROTECT(-ENOMEM, lower_policy_body(ir, opts, dc, out));
 }
 
 void lowered_free(struct lowered *lw)

@@ -1,88 +1,237 @@
+/* mem.c: the allocation funnel, its traps, accounting and arenas (mem.h). */
 #include "mem.h"
 
+#include <jansson.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static long fail_after = -1;
+/* Per thread: a compile runs on one thread, and its budget is its own. */
+static _Thread_local struct mem_trap *trap_top;
+static _Thread_local struct mem_stats stats;
+static _Thread_local uint64_t budget;
+static _Thread_local long fail_after = -1;
+static _Thread_local void (*on_alloc)(uint64_t k, const char *where, void *ctx);
+static _Thread_local void *on_alloc_ctx;
+
+void mem_on_alloc(void (*fn)(uint64_t k, const char *where, void *ctx), void *ctx)
+{
+	on_alloc = fn;
+	on_alloc_ctx = ctx;
+}
 
 void mem_fail_after(long n)
 {
 	fail_after = n;
 }
 
-static void *mem_check(void *p, size_t n)
+void mem_budget_set(uint64_t bytes)
 {
-	if (fail_after == 0)
-		p = NULL;
-	else if (fail_after > 0)
-		fail_after--;
-	if (!p && n) {
-		fprintf(stderr, "beec: out of memory allocating %zu bytes\n", n);
+	budget = bytes;
+}
+
+void mem_stats_get(struct mem_stats *s)
+{
+	*s = stats;
+}
+
+void mem_stats_reset(void)
+{
+	memset(&stats, 0, sizeof(stats));
+}
+
+/* ---- traps ------------------------------------------------------------------ */
+
+void mem_trap_push(struct mem_trap *t, const char *where)
+{
+	t->prev = trap_top;
+	t->where = where;
+	t->exhausted = false;
+	trap_top = t;
+}
+
+bool mem_trap_pop(struct mem_trap *t)
+{
+	trap_top = t->prev;
+	return t->exhausted;
+}
+
+/* Marks the innermost trap and every one enclosing it: exhaustion is sticky. */
+static void mem_mark_exhausted(void)
+{
+	for (struct mem_trap *t = trap_top; t; t = t->prev)
+		t->exhausted = true;
+}
+
+bool mem_exhausted(void)
+{
+	return trap_top && trap_top->exhausted;
+}
+
+_Noreturn void mem_raise(const char *where)
+{
+	struct mem_trap *t = trap_top;
+	if (!t) {
+		fprintf(stderr, "libbeec: out of memory in '%s', outside any protected call (a programming "
+			"error: call it through a libbeec entry point)\n", where);
 		abort();
 	}
+	mem_mark_exhausted();
+	siglongjmp(t->jb, 1);
+}
+
+/* ---- the gate every allocation passes --------------------------------------------- */
+
+static void mem_failed(enum mem_failure why, size_t n)
+{
+	if (stats.failure == MEM_FAIL_NONE) {
+		stats.failure = why;
+		stats.failed_size = n;
+	}
+	mem_mark_exhausted();
+}
+
+/* May n more bytes be handed out? Records why not. */
+static bool mem_admit(size_t n)
+{
+	if (fail_after == 0) {
+		mem_failed(MEM_FAIL_INJECTED, n);
+		return false;
+	}
+	if (budget && (n > budget || stats.bytes > budget - n)) {
+		mem_failed(MEM_FAIL_BUDGET, n);
+		return false;
+	}
+	return true;
+}
+
+static void *mem_counted(void *p, size_t n, const char *where)
+{
+	if (!p) {
+		mem_failed(MEM_FAIL_SYSTEM, n);
+		return NULL;
+	}
+	if (fail_after > 0)
+		fail_after--;
+	if (on_alloc)
+		on_alloc(stats.allocs, where, on_alloc_ctx);
+	stats.allocs++;
+	stats.bytes += n;
 	return p;
 }
 
-void *xmalloc(size_t n)
+void *mem_try_malloc_at(size_t n, const char *where)
 {
-	return mem_check(malloc(n ? n : 1), n ? n : 1);
+	n = n ? n : 1;
+	return mem_admit(n) ? mem_counted(malloc(n), n, where) : NULL;
 }
 
-void *xcalloc(size_t nmemb, size_t size)
+void *mem_try_realloc_at(void *p, size_t n, const char *where)
 {
-	if (size && nmemb > SIZE_MAX / size)
-		return mem_check(NULL, SIZE_MAX);
-	return mem_check(calloc(nmemb ? nmemb : 1, size ? size : 1), 1);
+	n = n ? n : 1;
+	return mem_admit(n) ? mem_counted(realloc(p, n), n, where) : NULL;
 }
 
-void *xrealloc(void *p, size_t n)
+static void *mem_try_calloc(size_t nmemb, size_t size, const char *where)
 {
-	return mem_check(realloc(p, n ? n : 1), n ? n : 1);
+	if (size && nmemb > SIZE_MAX / size) {
+		mem_failed(MEM_FAIL_SYSTEM, SIZE_MAX);
+		return NULL;
+	}
+	size_t n = nmemb * size;
+	if (n == 0)
+		n = 1;
+	return mem_admit(n) ? mem_counted(calloc(n, 1), n, where) : NULL;
 }
 
-char *xstrndup(const char *s, size_t n)
+/* ---- the raising funnel ------------------------------------------------------------ */
+
+void *mem_xmalloc(size_t n, const char *where)
 {
-	char *d = xmalloc(n + 1);
+	void *p = mem_try_malloc_at(n, where);
+	if (!p)
+		mem_raise(where);
+	return p;
+}
+
+void *mem_xcalloc(size_t nmemb, size_t size, const char *where)
+{
+	void *p = mem_try_calloc(nmemb, size, where);
+	if (!p)
+		mem_raise(where);
+	return p;
+}
+
+void *mem_xrealloc(void *p, size_t n, const char *where)
+{
+	/* on failure p stays valid and owned by the caller's structure */
+	void *q = mem_try_realloc_at(p, n, where);
+	if (!q)
+		mem_raise(where);
+	return q;
+}
+
+char *mem_xstrndup(const char *s, size_t n, const char *where)
+{
+	char *d = mem_xmalloc(n + 1, where);
 	memcpy(d, s, n);
 	d[n] = '\0';
 	return d;
 }
 
-char *xstrdup(const char *s)
+char *mem_xstrdup_at(const char *s, const char *where)
 {
-	return xstrndup(s, strlen(s));
+	return mem_xstrndup(s, strlen(s), where);
 }
 
-char *xasprintf(const char *fmt, ...)
+char *mem_xasprintf(const char *where, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *s = xmalloc((size_t)n + 1);
+	char *s = mem_xmalloc((size_t)n + 1, where);
 	va_start(ap, fmt);
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	va_end(ap);
 	return s;
 }
 
-void mem_grow(void **items, size_t *cap, size_t need, size_t elem)
+void mem_xgrow(void **items, size_t *cap, size_t need, size_t elem, const char *where)
 {
 	if (need <= *cap)
 		return;
 	size_t c = *cap ? *cap : 8;
-	while (c < need)
+	while (c < need) {
+		if (c > SIZE_MAX / 2) {
+			mem_failed(MEM_FAIL_SYSTEM, SIZE_MAX);
+			mem_raise(where);
+		}
 		c *= 2;
-	if (c > SIZE_MAX / elem)
-		mem_check(NULL, SIZE_MAX);
-	*items = xrealloc(*items, c * elem);
+	}
+	if (c > SIZE_MAX / elem) {
+		mem_failed(MEM_FAIL_SYSTEM, SIZE_MAX);
+		mem_raise(where);
+	}
+	/* *items and *cap change together, only once the block is there */
+	*items = mem_xrealloc(*items, c * elem, where);
 	*cap = c;
 }
 
-/* ---- arena --------------------------------------------------------------- */
+/* ---- jansson ---------------------------------------------------------------------- */
+
+static void *mem_json_malloc(size_t n)
+{
+	return mem_try_malloc_at(n, "jansson");
+}
+
+void mem_json_route(void)
+{
+	json_set_alloc_funcs(mem_json_malloc, free);
+}
+
+/* ---- arena ------------------------------------------------------------------------ */
 
 struct arena_block {
 	struct arena_block *next;
@@ -92,13 +241,17 @@ struct arena_block {
 
 #define ARENA_BLOCK 65536
 
-void *arena_alloc(struct arena *a, size_t n)
+void *mem_arena_alloc(struct arena *a, size_t n, const char *where)
 {
+	if (n > SIZE_MAX - 16 - sizeof(struct arena_block)) {
+		mem_failed(MEM_FAIL_SYSTEM, n);
+		mem_raise(where);
+	}
 	n = (n + 15) & ~(size_t)15;
 	struct arena_block *b = a->head;
 	if (!b || b->size - b->used < n) {
 		size_t size = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
-		b = xmalloc(sizeof(*b) + size);
+		b = mem_xmalloc(sizeof(*b) + size, where);
 		b->used = 0;
 		b->size = size;
 		if (size == ARENA_BLOCK || !a->head) {
@@ -116,25 +269,25 @@ void *arena_alloc(struct arena *a, size_t n)
 	return p;
 }
 
-char *arena_strndup(struct arena *a, const char *s, size_t n)
+char *mem_arena_strndup(struct arena *a, const char *s, size_t n, const char *where)
 {
-	char *d = arena_alloc(a, n + 1);
+	char *d = mem_arena_alloc(a, n + 1, where);
 	memcpy(d, s, n);
 	return d;
 }
 
-char *arena_strdup(struct arena *a, const char *s)
+char *mem_arena_strdup_at(struct arena *a, const char *s, const char *where)
 {
-	return arena_strndup(a, s, strlen(s));
+	return mem_arena_strndup(a, s, strlen(s), where);
 }
 
-char *arena_printf(struct arena *a, const char *fmt, ...)
+char *mem_arena_printf(const char *where, struct arena *a, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	char *s = arena_alloc(a, (size_t)n + 1);
+	char *s = mem_arena_alloc(a, (size_t)n + 1, where);
 	va_start(ap, fmt);
 	vsnprintf(s, (size_t)n + 1, fmt, ap);
 	va_end(ap);

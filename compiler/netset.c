@@ -1,6 +1,7 @@
 /* netset.c: [net] rules -> LPM entries, their dump and image, and the
  * attenuation check between two sets. See netset.h for the semantics. */
 #include "netset.h"
+#include "mem.h"
 
 #include "netaddr.h"
 
@@ -660,7 +661,7 @@ static void dump_map(const struct netset *set, size_t from, size_t to, const cha
 	}
 }
 
-void netset_dump(const struct netset *set, FILE *out)
+static void netset_dump_body(const struct netset *set, FILE *out)
 {
 	int aw, pw;
 	dump_widths(set, &aw, &pw);
@@ -668,6 +669,11 @@ void netset_dump(const struct netset *set, FILE *out)
 	fputs("# an address's longest matching entry decides; no match denies\n", out);
 	dump_map(set, 0, set->n4, "bee_net4", aw, pw, out);
 	dump_map(set, set->n4, set->nentries, "bee_net6", aw, pw, out);
+}
+
+int netset_dump(const struct netset *set, FILE *out)
+{
+	return MEM_PROTECT(-ENOMEM, (netset_dump_body(set, out), 0));
 }
 
 /* ---- image --------------------------------------------------------------------- */
@@ -680,7 +686,7 @@ static void value_fill(const struct netset_entry *e, uint32_t prov, struct bee_n
 	memcpy(v->ranges, e->ranges, e->nranges * sizeof(e->ranges[0]));
 }
 
-void netset_image_build(const struct netset *set, struct netset_image *img)
+static void netset_image_build_body(const struct netset *set, struct netset_image *img)
 {
 	memset(img, 0, sizeof(*img));
 	img->n4 = set->n4;
@@ -707,6 +713,11 @@ void netset_image_build(const struct netset *set, struct netset_image *img)
 			value_fill(e, (uint32_t)i, &img->values6[i - set->n4]);
 		}
 	}
+}
+
+int netset_image_build(const struct netset *set, struct netset_image *img)
+{
+	return MEM_PROTECT(-ENOMEM, (netset_image_build_body(set, img), 0));
 }
 
 void netset_image_free(struct netset_image *img)

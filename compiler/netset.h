@@ -100,7 +100,7 @@ void netset_free(struct netset *set);
 /* Canonical text (--dump=net): each map, its entries in order, each with
  * its prov record number, slice, prefix, ports and the rules that decided
  * it (by policy index). Deterministic. */
-void netset_dump(const struct netset *set, FILE *out);
+int netset_dump(const struct netset *set, FILE *out);
 
 /* The map images: keys and values in entry order (value.prov = position in
  * set->entries). Owned by the image; netset_image_free() releases them. */
@@ -113,7 +113,7 @@ struct netset_image {
 	size_t n6;
 };
 
-void netset_image_build(const struct netset *set, struct netset_image *img);
+int netset_image_build(const struct netset *set, struct netset_image *img);
 void netset_image_free(struct netset_image *img);
 /* A view of the image for the host evaluator (borrows img). */
 struct net_eval_maps netset_image_maps(const struct netset_image *img);

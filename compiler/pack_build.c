@@ -1,5 +1,6 @@
 /* pack_build.c: manifest, images, ELF and source into one .bpfpack. */
 #include "pack_build.h"
+#include "mem.h"
 #include "image.h"
 #include "landlock.h"
 #include "libbeec.h"
@@ -8,7 +9,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
-#include <jansson.h>
+#include "jsonx.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +25,7 @@ static int define_cmp(const void *a, const void *b)
  * the order of -D options does not change the pack. */
 static json_t *manifest_defines(const struct pack_build_opts *o)
 {
-	json_t *out = json_array();
+	json_t *out = jx(json_array());
 	size_t n = o ? o->ndefines : 0;
 	const char **v = xcalloc(n + 1, sizeof(*v));
 	size_t kept = 0;
@@ -38,37 +39,37 @@ static json_t *manifest_defines(const struct pack_build_opts *o)
 	}
 	qsort(v, kept, sizeof(*v), define_cmp);
 	for (size_t i = 0; i < kept; i++)
-		json_array_append_new(out, json_string(v[i]));
+		jx_push(out, json_string(v[i]));
 	free(v);
 	return out;
 }
 
 static json_t *manifest_rules(const struct ir_policy *ir)
 {
-	json_t *rules = json_array();
+	json_t *rules = jx(json_array());
 	for (size_t i = 0; i < ir->nrules; i++) {
 		const struct ir_rule *r = &ir->rules[i];
 		unsigned line = 0, col = 0;
 		if (r->loc.src)
 			loc_linecol(r->loc, &line, &col);
-		json_t *o = json_object();
-		json_object_set_new(o, "index", json_integer(r->index));
-		json_object_set_new(o, "domain", json_string(ir_domain_name(ir_rule_kind_domain(r->kind))));
-		json_object_set_new(o, "kind", json_string(ir_rule_kind_key(r->kind)));
+		json_t *o = jx(json_object());
+		jx_set(o, "index", json_integer(r->index));
+		jx_set(o, "domain", json_string(ir_domain_name(ir_rule_kind_domain(r->kind))));
+		jx_set(o, "kind", json_string(ir_rule_kind_key(r->kind)));
 		if (r->kind == IR_RULE_NET_CONNECT || r->kind == IR_RULE_NET_BIND || r->kind == IR_RULE_NET_DENY) {
 			char buf[IR_NET_STRLEN];
 			ir_net_format(&r->net, buf);
-			json_object_set_new(o, "text", json_string(buf));
+			jx_set(o, "text", json_string(buf));
 		} else {
-			json_object_set_new(o, "text", json_string(r->text));
+			jx_set(o, "text", json_string(r->text));
 		}
 		if (r->kind == IR_RULE_EXEC_ALLOW && r->exec.pinned)
-			json_object_set_new(o, "pinned", json_true());
+			jx_set(o, "pinned", json_true());
 		if (r->kind == IR_RULE_ENV_SET)
-			json_object_set_new(o, "value", json_string(r->env_set.value));
-		json_object_set_new(o, "line", json_integer(line));
-		json_object_set_new(o, "column", json_integer(col));
-		json_array_append_new(rules, o);
+			jx_set(o, "value", json_string(r->env_set.value));
+		jx_set(o, "line", json_integer(line));
+		jx_set(o, "column", json_integer(col));
+		jx_push(rules, o);
 	}
 	return rules;
 }
@@ -77,30 +78,30 @@ static json_t *manifest_landlock(const struct lowered *lw)
 {
 	struct landlock_plan plan;
 	landlock_plan_build(lw, &plan);
-	json_t *o = json_object();
-	json_object_set_new(o, "expressible", json_boolean(plan.expressible));
+	json_t *o = jx(json_object());
+	jx_set(o, "expressible", json_boolean(plan.expressible));
 	if (!plan.expressible) {
-		json_object_set_new(o, "reason", json_string(plan.reason));
+		jx_set(o, "reason", json_string(plan.reason));
 		if (plan.culprit)
-			json_object_set_new(o, "rule", json_integer(plan.culprit->index));
+			jx_set(o, "rule", json_integer(plan.culprit->index));
 	} else {
-		json_t *rules = json_array();
+		json_t *rules = jx(json_array());
 		for (size_t i = 0; i < plan.n; i++) {
-			json_t *r = json_object();
-			json_object_set_new(r, "path", json_string(plan.rules[i].path));
-			json_object_set_new(r, "beneath", json_boolean(plan.rules[i].beneath));
-			json_t *acc = json_array();
+			json_t *r = jx(json_object());
+			jx_set(r, "path", json_string(plan.rules[i].path));
+			jx_set(r, "beneath", json_boolean(plan.rules[i].beneath));
+			json_t *acc = jx(json_array());
 			if (plan.rules[i].perms & IR_PERM_READ)
-				json_array_append_new(acc, json_string("read"));
+				jx_push(acc, json_string("read"));
 			if (plan.rules[i].perms & IR_PERM_WRITE)
-				json_array_append_new(acc, json_string("write"));
+				jx_push(acc, json_string("write"));
 			if (plan.rules[i].perms & IR_PERM_EXEC)
-				json_array_append_new(acc, json_string("execute"));
-			json_object_set_new(r, "access", acc);
-			json_object_set_new(r, "rule", json_integer(plan.rules[i].rule));
-			json_array_append_new(rules, r);
+				jx_push(acc, json_string("execute"));
+			jx_set(r, "access", acc);
+			jx_set(r, "rule", json_integer(plan.rules[i].rule));
+			jx_push(rules, r);
 		}
-		json_object_set_new(o, "rules", rules);
+		jx_set(o, "rules", rules);
 	}
 	landlock_plan_fini(&plan);
 	return o;
@@ -110,11 +111,11 @@ static json_t *manifest_automaton(const struct dfa *d, size_t image_len)
 {
 	struct dfa_stats st;
 	dfa_stats_get(d, &st);
-	json_t *o = json_object();
-	json_object_set_new(o, "states", json_integer(st.states));
-	json_object_set_new(o, "classes", json_integer(st.classes));
-	json_object_set_new(o, "transitions", json_integer(st.transitions));
-	json_object_set_new(o, "image_bytes", json_integer((json_int_t)image_len));
+	json_t *o = jx(json_object());
+	jx_set(o, "states", json_integer(st.states));
+	jx_set(o, "classes", json_integer(st.classes));
+	jx_set(o, "transitions", json_integer(st.transitions));
+	jx_set(o, "image_bytes", json_integer((json_int_t)image_len));
 	return o;
 }
 
@@ -161,7 +162,7 @@ static int writer_add(struct pack_writer *w, enum bee_pack_kind kind, const char
 	return err;
 }
 
-int pack_build(const struct lowered *lw, const struct source *src, const struct pack_build_opts *o,
+static int pack_build_body(const struct lowered *lw, const struct source *src, const struct pack_build_opts *o,
 	       struct diag_ctx *dc, uint8_t **buf, size_t *len)
 {
 	struct codegen_result cg;
@@ -171,52 +172,52 @@ int pack_build(const struct lowered *lw, const struct source *src, const struct 
 
 	struct pack_writer w;
 	pack_writer_init(&w);
-	json_t *m = json_object();
-	json_object_set_new(m, "format", json_string("bee-pack-manifest"));
-	json_object_set_new(m, "schema", json_integer(IR_SCHEMA_VERSION));
-	json_object_set_new(m, "name", json_string(lw->ir->name));
-	json_object_set_new(m, "parent", lw->ir->parent ? json_string(lw->ir->parent) : json_null());
-	json_object_set_new(m, "audit", json_string(ir_audit_mode_name(lw->ir->audit)));
-	json_object_set_new(m, "source", json_string("policy.toml"));
+	json_t *m = jx(json_object());
+	jx_set(m, "format", json_string("bee-pack-manifest"));
+	jx_set(m, "schema", json_integer(IR_SCHEMA_VERSION));
+	jx_set(m, "name", json_string(lw->ir->name));
+	jx_set(m, "parent", lw->ir->parent ? json_string(lw->ir->parent) : json_null());
+	jx_set(m, "audit", json_string(ir_audit_mode_name(lw->ir->audit)));
+	jx_set(m, "source", json_string("policy.toml"));
 	/* the base name only: how the path was spelt must not change the bytes */
 	const char *base = strrchr(src->name, '/');
-	json_object_set_new(m, "source_name", json_string(base ? base + 1 : src->name));
-	json_object_set_new(m, "defines", manifest_defines(o));
+	jx_set(m, "source_name", json_string(base ? base + 1 : src->name));
+	jx_set(m, "defines", manifest_defines(o));
 
-	json_t *compiler = json_object();
-	json_object_set_new(compiler, "beec", json_string(BEEC_VERSION));
+	json_t *compiler = jx(json_object());
+	jx_set(compiler, "beec", json_string(BEEC_VERSION));
 	char *clang = codegen_clang_version(o ? o->codegen : NULL);
-	json_object_set_new(compiler, "clang", json_string(clang ? clang : "unknown"));
+	jx_set(compiler, "clang", json_string(clang ? clang : "unknown"));
 	free(clang);
-	json_object_set_new(m, "compiler", compiler);
+	jx_set(m, "compiler", compiler);
 
-	json_t *hooks = json_array();
+	json_t *hooks = jx(json_array());
 	for (size_t i = 0; i < cg.nprogs; i++) {
-		json_t *h = json_object();
-		json_object_set_new(h, "program", json_string(cg.progs[i].name));
-		json_object_set_new(h, "section", json_string(cg.progs[i].section));
-		json_object_set_new(h, "attach", json_string(cg.progs[i].attach));
-		json_object_set_new(h, "lsm", json_boolean(cg.progs[i].lsm));
-		json_array_append_new(hooks, h);
+		json_t *h = jx(json_object());
+		jx_set(h, "program", json_string(cg.progs[i].name));
+		jx_set(h, "section", json_string(cg.progs[i].section));
+		jx_set(h, "attach", json_string(cg.progs[i].attach));
+		jx_set(h, "lsm", json_boolean(cg.progs[i].lsm));
+		jx_push(hooks, h);
 	}
-	json_object_set_new(m, "hooks", hooks);
+	jx_set(m, "hooks", hooks);
 
-	json_t *maps = json_array();
+	json_t *maps = jx(json_array());
 	for (size_t i = 0; i < cg.nmaps; i++) {
 		const struct codegen_map *cm = &cg.maps[i];
-		json_t *mo = json_object();
-		json_object_set_new(mo, "name", json_string(cm->name));
-		json_object_set_new(mo, "type", json_string(codegen_map_type_name(cm->type)));
-		json_object_set_new(mo, "key_size", json_integer(cm->key_size));
-		json_object_set_new(mo, "value_size", json_integer(cm->value_size));
-		json_object_set_new(mo, "max_entries", json_integer(cm->max_entries));
-		json_object_set_new(mo, "flags", json_integer(cm->flags));
-		json_object_set_new(mo, "fill", json_string(codegen_map_fill_name(cm->fill)));
+		json_t *mo = jx(json_object());
+		jx_set(mo, "name", json_string(cm->name));
+		jx_set(mo, "type", json_string(codegen_map_type_name(cm->type)));
+		jx_set(mo, "key_size", json_integer(cm->key_size));
+		jx_set(mo, "value_size", json_integer(cm->value_size));
+		jx_set(mo, "max_entries", json_integer(cm->max_entries));
+		jx_set(mo, "flags", json_integer(cm->flags));
+		jx_set(mo, "fill", json_string(codegen_map_fill_name(cm->fill)));
 		const char *sec = fill_section(cm->fill);
-		json_object_set_new(mo, "image", sec ? json_string(sec) : json_null());
-		json_array_append_new(maps, mo);
+		jx_set(mo, "image", sec ? json_string(sec) : json_null());
+		jx_push(maps, mo);
 	}
-	json_object_set_new(m, "maps", maps);
+	jx_set(m, "maps", maps);
 
 	/* images */
 	size_t fs_len, exec_len, env_len;
@@ -224,31 +225,33 @@ int pack_build(const struct lowered *lw, const struct source *src, const struct 
 	struct bee_dfa_hdr *ex = image_dfa_write(lw->dfa[IR_DOMAIN_EXEC], &exec_len);
 	struct bee_dfa_hdr *env = image_dfa_write(lw->dfa[IR_DOMAIN_ENV], &env_len);
 	struct netset_image ni;
-	netset_image_build(lw->net, &ni);
+	/* exhausted in a nested entry: unwind to ours */
+	if (!fs || !ex || !env || netset_image_build(lw->net, &ni) < 0)
+		mem_raise(__func__);
 	size_t n4_len, n6_len;
 	uint8_t *n4 = net_records(ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4, &n4_len);
 	uint8_t *n6 = net_records(ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6, &n6_len);
 
-	json_t *automata = json_object();
-	json_object_set_new(automata, "fs", manifest_automaton(lw->dfa[IR_DOMAIN_FS], fs_len));
-	json_object_set_new(automata, "exec", manifest_automaton(lw->dfa[IR_DOMAIN_EXEC], exec_len));
-	json_object_set_new(automata, "env", manifest_automaton(lw->dfa[IR_DOMAIN_ENV], env_len));
-	json_object_set_new(m, "automata", automata);
+	json_t *automata = jx(json_object());
+	jx_set(automata, "fs", manifest_automaton(lw->dfa[IR_DOMAIN_FS], fs_len));
+	jx_set(automata, "exec", manifest_automaton(lw->dfa[IR_DOMAIN_EXEC], exec_len));
+	jx_set(automata, "env", manifest_automaton(lw->dfa[IR_DOMAIN_ENV], env_len));
+	jx_set(m, "automata", automata);
 
 	/* which rules decided each network entry, for the audit log and revoke */
-	json_t *netprov = json_array();
+	json_t *netprov = jx(json_array());
 	for (size_t i = 0; i < lw->net->nentries; i++) {
 		const struct netset_entry *e = &lw->net->entries[i];
-		json_t *r = json_array();
+		json_t *r = jx(json_array());
 		for (unsigned j = 0; j < e->nrules; j++)
-			json_array_append_new(r, json_integer(lw->net->rules[e->rules[j]].index));
-		json_array_append_new(netprov, r);
+			jx_push(r, json_integer(lw->net->rules[e->rules[j]].index));
+		jx_push(netprov, r);
 	}
-	json_object_set_new(m, "net_provenance", netprov);
-	json_object_set_new(m, "rules", manifest_rules(lw->ir));
-	json_object_set_new(m, "landlock", manifest_landlock(lw));
+	jx_set(m, "net_provenance", netprov);
+	jx_set(m, "rules", manifest_rules(lw->ir));
+	jx_set(m, "landlock", manifest_landlock(lw));
 
-	char *mtext = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char *mtext = jx_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(m);
 
 	err = 0;
@@ -276,4 +279,10 @@ int pack_build(const struct lowered *lw, const struct source *src, const struct 
 	pack_writer_release(&w);
 	codegen_result_fini(&cg);
 	return err;
+}
+
+int pack_build(const struct lowered *lw, const struct source *src, const struct pack_build_opts *o,
+	       struct diag_ctx *dc, uint8_t **buf, size_t *len)
+{
+	return MEM_PROTECT(-ENOMEM, pack_build_body(lw, src, o, dc, buf, len));
 }

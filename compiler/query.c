@@ -1,5 +1,6 @@
 /* query.c: answer one decision from the map images and explain it. */
 #include "query.h"
+#include "mem.h"
 #include "eval.h"
 #include "image.h"
 #include "netaddr.h"
@@ -133,6 +134,8 @@ static int query_run_dfa(const struct lowered *lw, const struct query *q, struct
 	}
 	size_t len;
 	struct bee_dfa_hdr *img = image_dfa_write(d, &len);
+	if (!img)
+		mem_raise(__func__);   /* exhausted in the nested entry: unwind to ours */
 	struct bee_verdict v;
 	bee_eval_dfa(img, q->resource, strlen(q->resource), &v);
 	free(img);
@@ -166,7 +169,8 @@ static bool net_rule_holds(const struct ir_net *r, const struct ir_net *q)
 static int query_run_net(const struct lowered *lw, const struct query *q, struct query_result *r)
 {
 	struct netset_image img;
-	netset_image_build(lw->net, &img);
+	if (netset_image_build(lw->net, &img) < 0)
+		mem_raise(__func__);
 	struct net_eval_maps maps = netset_image_maps(&img);
 	struct net_eval_decision dec;
 	int err = net_eval_decide(&maps, q->bind ? BEE_NET_BIND : BEE_NET_CONNECT,
@@ -198,7 +202,7 @@ static int query_run_net(const struct lowered *lw, const struct query *q, struct
 	return 0;
 }
 
-int query_run(const struct lowered *lw, const struct query *q, struct query_result *r)
+static int query_run_body(const struct lowered *lw, const struct query *q, struct query_result *r)
 {
 	memset(r, 0, sizeof(*r));
 	switch (q->domain) {
@@ -212,6 +216,11 @@ int query_run(const struct lowered *lw, const struct query *q, struct query_resu
 		break;
 	}
 	abort();
+}
+
+int query_run(const struct lowered *lw, const struct query *q, struct query_result *r)
+{
+	return MEM_PROTECT(-ENOMEM, query_run_body(lw, q, r));
 }
 
 static const char *rule_role(const struct ir_rule *rule)
@@ -235,7 +244,7 @@ static const char *rule_role(const struct ir_rule *rule)
 	abort();
 }
 
-void query_explain(const struct lowered *lw, const struct query *q,
+static void query_explain_body(const struct lowered *lw, const struct query *q,
 		   const struct query_result *r, FILE *out, struct diag_ctx *notes)
 {
 	fprintf(out, "%s %s %s %s\n", r->allow ? "Allow" : "Deny", q->kind, q->action, q->resource);
@@ -259,4 +268,10 @@ void query_explain(const struct lowered *lw, const struct query *q,
 			 ir_domain_name(ir_rule_kind_domain(rule->kind)), ir_rule_kind_key(rule->kind),
 			 rule->text);
 	}
+}
+
+int query_explain(const struct lowered *lw, const struct query *q,
+		   const struct query_result *r, FILE *out, struct diag_ctx *notes)
+{
+	return MEM_PROTECT(-ENOMEM, (query_explain_body(lw, q, r, out, notes), 0));
 }

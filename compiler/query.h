@@ -40,7 +40,7 @@ int query_run(const struct lowered *lw, const struct query *q, struct query_resu
 
 /* "Allow fs read /x" on out, then each deciding rule as a note with its
  * source line on notes (a diag_ctx the caller prints). */
-void query_explain(const struct lowered *lw, const struct query *q,
+int query_explain(const struct lowered *lw, const struct query *q,
 		   const struct query_result *r, FILE *out, struct diag_ctx *notes);
 
 #endif

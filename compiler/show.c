@@ -1,5 +1,6 @@
 /* show.c: beec show, from the pack's sections. */
 #include "show.h"
+#include "mem.h"
 #include "bee_dfa.h"
 #include "bee_net.h"
 #include "netaddr.h"
@@ -90,6 +91,8 @@ static void show_net_entry(int family, const struct bee_net_key4 *k4, const stru
 static void show_net(const struct bee_pack *pack, const json_t *m, FILE *out)
 {
 	json_t *prov = json_object();
+	if (!prov)
+		mem_raise(__func__);   /* jansson's allocation failed: unwind to show_pack */
 	json_object_set(prov, "p", json_object_get(m, "net_provenance"));
 	const struct bee_pack_section_info *s4 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, "bee_net4");
 	const struct bee_pack_section_info *s6 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, "bee_net6");
@@ -156,7 +159,7 @@ static void show_landlock(const json_t *m, FILE *out)
 	}
 }
 
-int show_pack(const void *buf, size_t len, FILE *out, char *err, size_t errlen)
+static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, size_t errlen)
 {
 	struct bee_pack *pack;
 	int rc = bee_pack__open_mem(buf, len, &pack, err, errlen);
@@ -188,4 +191,9 @@ int show_pack(const void *buf, size_t len, FILE *out, char *err, size_t errlen)
 	show_landlock(m, out);
 	bee_pack__close(pack);
 	return 0;
+}
+
+int show_pack(const void *buf, size_t len, FILE *out, char *err, size_t errlen)
+{
+	return MEM_PROTECT(-ENOMEM, show_pack_body(buf, len, out, err, errlen));
 }

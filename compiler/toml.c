@@ -2,6 +2,7 @@
  * behind the grammar (with the spec's rules on defining tables and keys),
  * the parse driver and the two dumps. */
 #include "toml_parse.h"
+#include "mem.h"
 #include "toml.tab.h"
 #include "toml.lex.h"
 
@@ -778,7 +779,7 @@ static void put_scalar_text(const struct toml_node *n, FILE *out, bool toml)
 	}
 }
 
-void toml_dump_json(const struct toml_node *n, FILE *out)
+static void toml_dump_json_body(const struct toml_node *n, FILE *out)
 {
 	switch (n->type) {
 	case TOML_ARRAY:
@@ -820,6 +821,11 @@ void toml_dump_json(const struct toml_node *n, FILE *out)
 		fputc('"', out);
 	}
 	fputc('}', out);
+}
+
+int toml_dump_json(const struct toml_node *n, FILE *out)
+{
+	return MEM_PROTECT(-ENOMEM, (toml_dump_json_body(n, out), 0));
 }
 
 /* ---- canonical TOML --------------------------------------------------- */
@@ -938,8 +944,13 @@ static void put_table(const struct toml_node *t, struct keystack *ks, FILE *out)
 	free(kvs);
 }
 
-void toml_dump_canonical(const struct toml_doc *doc, FILE *out)
+static void toml_dump_canonical_body(const struct toml_doc *doc, FILE *out)
 {
 	struct keystack ks = { .n = 0 };
 	put_table(doc->root, &ks, out);
+}
+
+int toml_dump_canonical(const struct toml_doc *doc, FILE *out)
+{
+	return MEM_PROTECT(-ENOMEM, (toml_dump_canonical_body(doc, out), 0));
 }

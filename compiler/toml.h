@@ -98,10 +98,10 @@ const struct toml_kv *toml_table_find(const struct toml_node *t, const char *key
 const struct toml_node *toml_table_get(const struct toml_node *t, const char *key);
 
 /* Tagged JSON of the toml-test conformance suite. */
-void toml_dump_json(const struct toml_node *n, FILE *out);
+int toml_dump_json(const struct toml_node *n, FILE *out);
 /* Canonical TOML text: keys sorted bytewise, one table per section, every
  * scalar in one normal spelling. The same document always gives the same
  * bytes. */
-void toml_dump_canonical(const struct toml_doc *doc, FILE *out);
+int toml_dump_canonical(const struct toml_doc *doc, FILE *out);
 
 #endif

@@ -2,6 +2,7 @@
  * libbee (loader/libbee.h). Exit status: libbee.h's BEE_STAGES, the
  * README's "bee-load exit status" table. */
 #include "libbee.h"
+#include "mem.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -444,6 +445,8 @@ int main(int argc, char **argv)
 		{ "check", cmd_check }, { "run", cmd_run }, { "query", cmd_query },
 		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc },
 	};
+	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */
+	mem_json_route();
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return bee_stage__exit_status(BEE_STAGE_USAGE, 0);

@@ -43,7 +43,8 @@ static bool net_same(const struct bee_pack *p, const char *name, const void *key
 	return true;
 }
 
-/* Which of the pack's images the lowered policy does not reproduce, or NULL. */
+/* Which of the pack's images the lowered policy does not reproduce, or NULL;
+ * "" when memory ran out. */
 static const char *images_differ(const struct bee_pack *p, const struct lowered *lw)
 {
 	static const struct { enum ir_domain d; const char *name; } dfas[] = {
@@ -52,13 +53,18 @@ static const char *images_differ(const struct bee_pack *p, const struct lowered 
 	for (size_t i = 0; i < sizeof(dfas) / sizeof(dfas[0]); i++) {
 		size_t len;
 		struct bee_dfa_hdr *h = image_dfa_write(lw->dfa[dfas[i].d], &len);
+		if (!h)
+			return "";   /* out of memory: bee_policy_rebuild tells it apart */
 		bool same = image_same(p, dfas[i].name, h, len);
 		free(h);
 		if (!same)
 			return dfas[i].name;
 	}
 	struct netset_image ni;
-	netset_image_build(lw->net, &ni);
+	if (netset_image_build(lw->net, &ni) < 0) {
+		netset_image_free(&ni);
+		return "";
+	}
 	const char *bad = NULL;
 	if (!net_same(p, "bee_net4", ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4))
 		bad = "bee_net4";
@@ -87,14 +93,24 @@ int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, s
 	memset(pol, 0, sizeof(*pol));
 	diag_init(&dc);
 	pol->src = source_new(m->source_name ? m->source_name : src->name, src->data, src->size);
-	if (beec_policy__parse(pol, &dc) < 0 || beec_policy__build(pol, &opts, &dc) < 0 ||
-	    beec_policy__lower(pol, &opts, &dc) < 0) {
+	err = pol->src ? beec_policy__parse(pol, &dc) : -ENOMEM;
+	if (!err)
+		err = beec_policy__build(pol, &opts, &dc);
+	if (!err)
+		err = beec_policy__lower(pol, &opts, &dc);
+	if (err == -ENOMEM) {
+		err = bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory compiling the pack's source again");
+		goto out;
+	}
+	if (err < 0) {
 		diag_first(&dc, msg, sizeof(msg));
 		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the pack's source does not compile again: %s", msg);
 		goto out;
 	}
 	const char *bad = images_differ(p, pol->lw);
-	if (bad)
+	if (bad && !*bad)
+		err = bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory comparing the pack's images");
+	else if (bad)
 		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 			       "the pack's source and defines do not give its image '%s' again (another beec "
 			       "compiled it?): its decisions cannot be recomputed here",
@@ -125,8 +141,9 @@ int bee_decision__query(const char *pack_path, const char *kind, const char *act
 		return err;
 	if ((err = bee_policy_rebuild(pack, &m, &pol, e)) < 0)
 		goto out;
-	if (query_run(pol.lw, &q, &r) < 0) {
-		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the query cannot be answered");
+	if ((err = query_run(pol.lw, &q, &r)) < 0) {
+		err = err == -ENOMEM ? bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory answering the query")
+				     : bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the query cannot be answered");
 		goto fini;
 	}
 	FILE *f = open_memstream(&text, &len);
@@ -136,10 +153,15 @@ int bee_decision__query(const char *pack_path, const char *kind, const char *act
 	}
 	struct diag_ctx notes;
 	diag_init(&notes);
-	query_explain(pol.lw, &q, &r, f, &notes);
+	int xr = query_explain(pol.lw, &q, &r, f, &notes);
 	diag_print(&notes, f);
 	diag_fini(&notes);
 	fclose(f);
+	if (xr < 0) {
+		free(text);
+		err = bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory explaining the query");
+		goto fini;
+	}
 	d->allow = r.allow;
 	d->too_long = r.too_long;
 	d->pinned = r.pinned;

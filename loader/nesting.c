@@ -242,6 +242,11 @@ static int check_one(const struct beec_policy *child, const char *child_name, co
 				exclude[r->revoked[i]] = true;
 		int lr = lower_policy(pol.ir, &lo, &dc, &narrowed);
 		free(exclude);
+		if (lr == -ENOMEM) {
+			err = bee_fail(e, BEE_STAGE_NESTING, -ENOMEM, "pack '%s' runs inside %s: out of memory "
+				       "lowering its policy without its revoked rules: refused", child_name, who);
+			goto out;
+		}
 		if (lr < 0) {
 			err = bee_fail(e, BEE_STAGE_NESTING, -EINVAL,
 				       "pack '%s' runs inside %s, whose policy without its revoked rules does not "
@@ -253,7 +258,11 @@ static int check_one(const struct beec_policy *child, const char *child_name, co
 		diag_init(&dc);
 		parent_lw = narrowed;
 	}
-	if (attenuate_check(child->lw, parent_lw, &dc)) {
+	int wider = attenuate_check(child->lw, parent_lw, &dc);
+	if (wider < 0)
+		err = bee_fail(e, BEE_STAGE_NESTING, wider, "pack '%s' runs inside %s: out of memory proving it "
+			       "a subset: refused", child_name, who);
+	else if (wider) {
 		first_widening(&dc, why, sizeof(why));
 		one_line(why);
 		err = bee_fail(e, BEE_STAGE_NESTING, -EPERM, "pack '%s' is not a subset of %s: %s", child_name, who,

@@ -318,6 +318,10 @@ int bee_narrow_plan(const struct bee_dfa_hdr *live, size_t vs, const struct dfa 
 	if (plan->exact)
 		return 0;
 	wimg = image_dfa_write(want, &want_len);
+	if (!wimg) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	/* the lowered image stays the fallback in writes[0] until this fits */
 	uint8_t *lowered = plan->writes[0];
 	plan->writes[0] = malloc(vs);
@@ -511,9 +515,11 @@ static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 	uint32_t info_len = sizeof(info), zero = 0;
 	int fd = -1, err;
 	diag_init(&dc);
-	if (lower_policy(rv->pol.ir, &lo, &dc, &lw) < 0) {
-		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "the policy without rule %u does not lower",
-			       rv->rule->index);
+	if ((err = lower_policy(rv->pol.ir, &lo, &dc, &lw)) < 0) {
+		err = err == -ENOMEM ? bee_fail(rv->e, BEE_STAGE_REVOKE, -ENOMEM, "out of memory lowering the policy "
+						"without rule %u", rv->rule->index)
+				     : bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "the policy without rule %u does not "
+						"lower", rv->rule->index);
 		goto out;
 	}
 	if ((fd = err = pinned_map(rv, map)) < 0)

@@ -449,6 +449,11 @@ static int pack_check_manifest(struct pack_check *c, const struct bee_pack_secti
 {
 	json_error_t jerr;
 	json_t *j = json_loadb(s->data, (size_t)s->size, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	if (!j && json_error_code(&jerr) == json_error_out_of_memory) {
+		/* not the pack's fault: say so, and let the caller tell them apart */
+		pack_fail(c, "section %u '%s': out of memory reading the manifest", s->index, s->name);
+		return -ENOMEM;
+	}
 	if (!j)
 		return pack_fail(c, "section %u '%s': manifest is not valid JSON (line %d, column %d: "
 				 "%s)", s->index, s->name, jerr.line, jerr.column, jerr.text);
