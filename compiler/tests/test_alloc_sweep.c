@@ -380,7 +380,9 @@ static int run_beec(const char *max_memory, const char *out)
 	if (pid == 0) {
 		char opt[64];
 		snprintf(opt, sizeof(opt), "--max-memory=%s", max_memory);
-		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+		char err[320];
+		snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+		if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr))
 			_exit(127);
 		execl(beec, beec, "-D", defines[0], "-D", defines[1], opt, "policies/reviewer.toml", "-o", out,
 		      (char *)NULL);
@@ -410,10 +412,23 @@ static void test_alloc_sweep_beec_budget(void **state)
 	snprintf(dir, sizeof(dir), "%s/out", tmpdir);
 	assert_int_equal(mkdir(dir, 0700), 0);
 	snprintf(out, sizeof(out), "%s/reviewer.bpfpack", dir);
-	static const char *const small[] = { "1", "64K", "1M" };
+	/* reviewer.toml's compile peaks at about 400 KB of heap */
+	static const char *const small[] = { "1", "64K", "128K" };
 	for (size_t i = 0; i < ARRAY_LEN(small); i++) {
 		assert_int_equal(run_beec(small[i], out), 6);
 		assert_int_equal(entries_in(dir), 0);   /* no pack, no temporary */
+		char err[320], want[96], *text = NULL;
+		size_t len = 0;
+		snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+		FILE *f = fopen(err, "r");
+		assert_non_null(f);
+		assert_true(getdelim(&text, &len, '\0', f) > 0);
+		fclose(f);
+		snprintf(want, sizeof(want), "needed a heap of more than");
+		assert_non_null(strstr(text, want));
+		assert_non_null(strstr(text, "raise it with --max-memory"));
+		free(text);
+		unlink(err);
 	}
 	/* the control: the same compile with room enough */
 	assert_int_equal(run_beec("1G", out), 0);
