@@ -1,8 +1,10 @@
 /* beec: the bee policy compiler, a thin command line over libbeec.
  *
- * Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot
- * be read (query: Deny), 2 the command line is wrong, 3 check: the child
- * is not a subset of its parent.
+ * Exit status: README.md's table (the enum below): 0 done (query: Allow),
+ * 1 the policy is not valid or cannot be read (query: Deny), 2 the command
+ * line is wrong, 3 check: the child is not a subset of its parent, 4 diff
+ * --fail-on-widen: NEW adds capabilities, 5 an output cannot be written,
+ * 6 out of memory.
  */
 #include "attenuate.h"
 #include "diff.h"
@@ -49,6 +51,8 @@ static const char help_text[] =
 	"                     a parent must be proved its subset first)\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE\n"
 	"  --max-states=N     refuse an automaton of more than N states\n"
+	"  --max-input=SIZE   refuse an input file of more than SIZE bytes (K, M, G:\n"
+	"                     KiB, MiB, GiB; default 16M)\n"
 	"  -h, --help         print this help\n"
 	"  --version          print the version\n"
 	"\n"
@@ -60,7 +64,8 @@ static const char help_tail[] =
 	"\n"
 	"Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot\n"
 	"be read (query: Deny), 2 the command line is wrong, 3 check: the child\n"
-	"is not a subset of its parent, 4 diff --fail-on-widen: NEW adds capabilities.\n";
+	"is not a subset of its parent, 4 diff --fail-on-widen: NEW adds capabilities,\n"
+	"5 an output cannot be written (nothing partial is left).\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -76,18 +81,41 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static int read_error(const char *path, int err)
+/* What source_read_max's errors mean to the person who gave the path. */
+static int read_error(const char *path, int err, size_t max)
 {
-	fprintf(stderr, "beec: cannot read '%s': %s\n", path, strerror(-err));
+	if (err == -EFBIG)
+		fprintf(stderr, "beec: cannot read '%s': larger than the input limit of %zu bytes "
+			"(--max-input raises it)\n", path, max ? max : SOURCE_MAX_DEFAULT);
+	else if (err == -ENODATA)
+		fprintf(stderr, "beec: cannot read '%s': a FIFO with no writer\n", path);
+	else
+		fprintf(stderr, "beec: cannot read '%s': %s\n", path, strerror(-err));
 	return EXIT_POLICY;
 }
 
-/* Flushes stdout; output that did not get out is a failure. */
+/* What pack_write_file's errors mean for the output path. */
+static const char *write_cause(int err)
+{
+	switch (err) {
+	case -ENXIO:
+		return "a FIFO with no reader";
+	case -ENOTSUP:
+		return "not a regular file, character device or FIFO";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* Flushes stdout; output that did not get out is a failure of its own,
+ * whatever the command found. */
 static int finish_output(int status)
 {
+	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "beec: cannot write output: %s\n", strerror(errno));
-		return EXIT_POLICY;
+		fprintf(stderr, "beec: cannot write standard output: %s\n",
+			errno ? strerror(errno) : "write error");
+		return EXIT_OUTPUT;
 	}
 	return status;
 }
@@ -112,7 +140,7 @@ static int cmd_toml_json(int argc, char **argv)
 	diag_init(&dc);
 	int err = beec_policy__read(&pol, path);
 	if (err)
-		return read_error(path, err);
+		return read_error(path, err, 0);
 	int status = 0;
 	if (beec_policy__parse(&pol, &dc) == 0) {
 		toml_dump_json(pol.doc->root, stdout);
@@ -237,11 +265,11 @@ static void dump_automata(const struct lowered *lw, bool dot)
 static int load_to(struct beec_policy *pol, const char *path, enum dump_stage stage,
 		   const struct beec_opts *opts, struct diag_ctx *dc)
 {
-	int err = beec_policy__read_any(pol, path, dc);
+	int err = beec_policy__read_any(pol, path, opts, dc);
 	if (err == -EINVAL && pol->src)
 		return EXIT_POLICY;
 	if (err)
-		return read_error(path, err);
+		return read_error(path, err, opts->max_input);
 	if (beec_policy__parse(pol, dc) < 0)
 		return EXIT_POLICY;
 	if (stage == DUMP_TOML)
@@ -286,11 +314,12 @@ static int run_dump(enum dump_stage stage, const char *path, const struct beec_o
 	return finish_output(status);
 }
 
-/* Options every policy-reading command takes: -D and --max-states. */
+/* Options every policy-reading command takes: -D, --max-states, --max-input. */
 struct policy_args {
 	const char **defines;
 	size_t ndefines;
 	unsigned max_states;
+	size_t max_input;
 	const char *parent;      /* check --parent */
 	const char *output;      /* -o */
 	enum dump_stage stage;   /* --dump */
@@ -298,7 +327,7 @@ struct policy_args {
 	bool fail_on_widen;      /* diff --fail-on-widen */
 };
 
-enum { OPT_MAX_STATES = 256, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
+enum { OPT_MAX_STATES = 256, OPT_MAX_INPUT, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
 
 static int parse_max_states(const char *arg, unsigned *out)
 {
@@ -312,6 +341,26 @@ static int parse_max_states(const char *arg, unsigned *out)
 	return 0;
 }
 
+/* SIZE: bytes, or K, M, G for KiB, MiB, GiB. */
+static int parse_max_input(const char *arg, size_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(arg, &end, 10);
+	unsigned shift = 0;
+	if (end != arg && (*end == 'K' || *end == 'k'))
+		shift = 10, end++;
+	else if (end != arg && *end == 'M')
+		shift = 20, end++;
+	else if (end != arg && *end == 'G')
+		shift = 30, end++;
+	if (errno || *end || end == arg || arg[0] == '-' || v == 0 || v > (SOURCE_MAX_LIMIT >> shift))
+		return usage_error("--max-input expects a size from 1 to %zu bytes (or with K, M, G), got '%s'",
+				   SOURCE_MAX_LIMIT, arg);
+	*out = (size_t)(v << shift);
+	return 0;
+}
+
 /* Parses argv[1..] with getopt; returns -1 when the caller should go on,
  * or an exit status. allow says which long options the command takes. */
 static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool dump, bool parent)
@@ -320,6 +369,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 	static const struct option longopts[] = {
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ "max-states", required_argument, NULL, OPT_MAX_STATES },
+		{ "max-input", required_argument, NULL, OPT_MAX_INPUT },
 		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -359,6 +409,10 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 			if (parse_max_states(optarg, &pa->max_states) != 0)
 				return EXIT_USAGE;
 			break;
+		case OPT_MAX_INPUT:
+			if (parse_max_input(optarg, &pa->max_input) != 0)
+				return EXIT_USAGE;
+			break;
 		case 'D':
 			if (!valid_define(optarg))
 				return usage_error("-D expects NAME=VALUE, got '%s'", optarg);
@@ -385,6 +439,7 @@ static struct beec_opts policy_args_opts(const struct policy_args *pa)
 		.defines = pa->defines,
 		.ndefines = pa->ndefines,
 		.max_states = pa->max_states,
+		.max_input = pa->max_input,
 	};
 }
 
@@ -475,8 +530,8 @@ static int run_compile(const char *path, const char *output, const struct beec_o
 	if (status == 0) {
 		int err = pack_write_file(output, buf, len);
 		if (err < 0) {
-			diag_error(&dc, LOC_NONE, "cannot write '%s': %s", output, strerror(-err));
-			status = EXIT_POLICY;
+			diag_error(&dc, LOC_NONE, "cannot write '%s': %s", output, write_cause(err));
+			status = EXIT_OUTPUT;
 		}
 	}
 	free(buf);
@@ -500,9 +555,9 @@ static int cmd_show(int argc, char **argv)
 	}
 	const char *path = argv[optind];
 	struct source *file;
-	int err = source_read(path, &file);
+	int err = source_read_max(path, pa.max_input, &file);
 	if (err < 0) {
-		status = read_error(path, err);
+		status = read_error(path, err, pa.max_input);
 		goto out;
 	}
 	struct beec_opts opts = policy_args_opts(&pa);
