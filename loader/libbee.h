@@ -67,7 +67,8 @@
 	X(GATE, 65, "gate", "the backend asked for cannot enforce here (check's status too)")      \
 	X(PACK, 66, "pack", "the pack cannot be read, is malformed, or contradicts itself")        \
 	X(REGISTRY, 67, "registry", "the session registry cannot be written")                      \
-	X(AUDIT, 68, "audit", "the audit log cannot be opened, or Landlock's denials cannot be followed") \
+	X(AUDIT, 68, "audit", "the audit log cannot be opened, or Landlock's denials cannot be followed; " \
+	  "run: records were lost and the tool exited 0") \
 	X(CGROUP, 69, "cgroup", "the session cgroup cannot be created or joined")                 \
 	X(LOAD, 70, "load", "libbpf cannot open or load the pack's BPF object")                   \
 	X(MAPS, 71, "maps", "a map cannot be filled from its image or at session start")           \
