@@ -1,8 +1,10 @@
 /* beec: the bee policy compiler, a thin command line over libbeec.
  *
- * Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot
- * be read (query: Deny), 2 the command line is wrong, 3 check: the child
- * is not a subset of its parent.
+ * Exit status: README.md's table (the enum below): 0 done (query: Allow),
+ * 1 the policy is not valid or cannot be read (query: Deny), 2 the command
+ * line is wrong, 3 check: the child is not a subset of its parent, 4 diff
+ * --fail-on-widen: NEW adds capabilities, 5 an output cannot be written,
+ * 6 out of memory.
  */
 #include "attenuate.h"
 #include "diff.h"
@@ -52,6 +54,8 @@ static const char help_text[] =
 	"  --max-states=N     refuse an automaton of more than N states\n"
 	"  --max-memory=BYTES stop (exit 6) before beec's heap holds more than BYTES\n"
 	"                     (K, M, G suffixes; default 4G)\n"
+	"  --max-input=SIZE   refuse an input file of more than SIZE bytes (K, M, G:\n"
+	"                     KiB, MiB, GiB; default 16M)\n"
 	"  -h, --help         print this help\n"
 	"  --version          print the version\n"
 	"\n"
@@ -63,7 +67,9 @@ static const char help_tail[] =
 	"\n"
 	"Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot\n"
 	"be read (query: Deny), 2 the command line is wrong, 3 check: the child\n"
-	"is not a subset of its parent, 4 diff --fail-on-widen: NEW adds capabilities.\n";
+	"is not a subset of its parent, 4 diff --fail-on-widen: NEW adds capabilities,\n"
+	"5 an output cannot be written (nothing partial is left), 6 out of memory or\n"
+	"the --max-memory budget reached.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -79,20 +85,43 @@ static int usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static int read_error(const char *path, int err)
+/* What source_read_max's errors mean to the person who gave the path. */
+static int read_error(const char *path, int err, size_t max)
 {
 	if (err == -ENOMEM)
 		return EXIT_NOMEM;   /* main says so, once */
-	fprintf(stderr, "beec: cannot read '%s': %s\n", path, strerror(-err));
+	if (err == -EFBIG)
+		fprintf(stderr, "beec: cannot read '%s': larger than the input limit of %zu bytes "
+			"(--max-input raises it)\n", path, max ? max : SOURCE_MAX_DEFAULT);
+	else if (err == -ENODATA)
+		fprintf(stderr, "beec: cannot read '%s': a FIFO with no writer\n", path);
+	else
+		fprintf(stderr, "beec: cannot read '%s': %s\n", path, strerror(-err));
 	return EXIT_POLICY;
 }
 
-/* Flushes stdout; output that did not get out is a failure. */
+/* What pack_write_file's errors mean for the output path. */
+static const char *write_cause(int err)
+{
+	switch (err) {
+	case -ENXIO:
+		return "a FIFO with no reader";
+	case -ENOTSUP:
+		return "not a regular file, character device or FIFO";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* Flushes stdout; output that did not get out is a failure of its own,
+ * whatever the command found. */
 static int finish_output(int status)
 {
+	errno = 0;
 	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "beec: cannot write output: %s\n", strerror(errno));
-		return EXIT_POLICY;
+		fprintf(stderr, "beec: cannot write standard output: %s\n",
+			errno ? strerror(errno) : "write error");
+		return EXIT_OUTPUT;
 	}
 	return status;
 }
@@ -117,7 +146,7 @@ static int cmd_toml_json(int argc, char **argv)
 	diag_init(&dc);
 	int err = beec_policy__read(&pol, path);
 	if (err)
-		return read_error(path, err);
+		return read_error(path, err, 0);
 	int status = 0;
 	if (beec_policy__parse(&pol, &dc) == 0) {
 		toml_dump_json(pol.doc->root, stdout);
@@ -242,11 +271,11 @@ static void dump_automata(const struct lowered *lw, bool dot)
 static int load_to(struct beec_policy *pol, const char *path, enum dump_stage stage,
 		   const struct beec_opts *opts, struct diag_ctx *dc)
 {
-	int err = beec_policy__read_any(pol, path, dc);
+	int err = beec_policy__read_any(pol, path, opts, dc);
 	if (err == -EINVAL && pol->src)
 		return EXIT_POLICY;
 	if (err)
-		return read_error(path, err);
+		return read_error(path, err, opts->max_input);
 	if (beec_policy__parse(pol, dc) < 0)
 		return EXIT_POLICY;
 	if (stage == DUMP_TOML)
@@ -291,11 +320,12 @@ static int run_dump(enum dump_stage stage, const char *path, const struct beec_o
 	return finish_output(status);
 }
 
-/* Options every policy-reading command takes: -D and --max-states. */
+/* Options every policy-reading command takes: -D, --max-states, --max-input. */
 struct policy_args {
 	const char **defines;
 	size_t ndefines;
 	unsigned max_states;
+	size_t max_input;
 	const char *parent;      /* check --parent */
 	const char *output;      /* -o */
 	enum dump_stage stage;   /* --dump */
@@ -303,7 +333,10 @@ struct policy_args {
 	bool fail_on_widen;      /* diff --fail-on-widen */
 };
 
-enum { OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
+enum {
+	OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_MAX_INPUT, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON,
+	OPT_FAIL_ON_WIDEN,
+};
 
 static int parse_max_states(const char *arg, unsigned *out)
 {
@@ -323,7 +356,8 @@ static int parse_max_states(const char *arg, unsigned *out)
 #define BEEC_MAX_MEMORY_DEFAULT (4ull << 30)
 static uint64_t max_memory = BEEC_MAX_MEMORY_DEFAULT;
 
-static int parse_max_memory(const char *arg, uint64_t *out)
+/* --OPTION=SIZE: bytes, or K, M, G for KiB, MiB, GiB, from 1 to max. */
+static int parse_size(const char *option, const char *arg, uint64_t max, uint64_t *out)
 {
 	char *end;
 	errno = 0;
@@ -335,9 +369,9 @@ static int parse_max_memory(const char *arg, uint64_t *out)
 		shift = 20, end++;
 	else if (end != arg && (*end == 'G' || *end == 'g'))
 		shift = 30, end++;
-	if (errno || *end || end == arg || arg[0] == '-' || v == 0 || v > (UINT64_MAX >> shift))
-		return usage_error("--max-memory expects a number of bytes above 0, with an optional "
-				   "K, M or G suffix, got '%s'", arg);
+	if (errno || *end || end == arg || arg[0] == '-' || v == 0 || v > (max >> shift))
+		return usage_error("--%s expects a size from 1 to %llu bytes (or with K, M, G), got '%s'",
+				   option, (unsigned long long)max, arg);
 	*out = (uint64_t)v << shift;
 	return 0;
 }
@@ -351,6 +385,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ "max-states", required_argument, NULL, OPT_MAX_STATES },
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+		{ "max-input", required_argument, NULL, OPT_MAX_INPUT },
 		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -391,10 +426,17 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 				return EXIT_USAGE;
 			break;
 		case OPT_MAX_MEMORY:
-			if (parse_max_memory(optarg, &max_memory) != 0)
+			if (parse_size("max-memory", optarg, UINT64_MAX, &max_memory) != 0)
 				return EXIT_USAGE;
 			mem_budget_set(max_memory);
 			break;
+		case OPT_MAX_INPUT: {
+			uint64_t v;
+			if (parse_size("max-input", optarg, SOURCE_MAX_LIMIT, &v) != 0)
+				return EXIT_USAGE;
+			pa->max_input = (size_t)v;
+			break;
+		}
 		case 'D':
 			if (!valid_define(optarg))
 				return usage_error("-D expects NAME=VALUE, got '%s'", optarg);
@@ -421,6 +463,7 @@ static struct beec_opts policy_args_opts(const struct policy_args *pa)
 		.defines = pa->defines,
 		.ndefines = pa->ndefines,
 		.max_states = pa->max_states,
+		.max_input = pa->max_input,
 	};
 }
 
@@ -511,8 +554,8 @@ static int run_compile(const char *path, const char *output, const struct beec_o
 	if (status == 0) {
 		int err = pack_write_file(output, buf, len);
 		if (err < 0) {
-			diag_error(&dc, LOC_NONE, "cannot write '%s': %s", output, strerror(-err));
-			status = EXIT_POLICY;
+			diag_error(&dc, LOC_NONE, "cannot write '%s': %s", output, write_cause(err));
+			status = EXIT_OUTPUT;
 		}
 	}
 	free(buf);
@@ -536,9 +579,9 @@ static int cmd_show(int argc, char **argv)
 	}
 	const char *path = argv[optind];
 	struct source *file;
-	int err = source_read(path, &file);
+	int err = source_read_max(path, pa.max_input, &file);
 	if (err < 0) {
-		status = read_error(path, err);
+		status = read_error(path, err, pa.max_input);
 		goto out;
 	}
 	struct beec_opts opts = policy_args_opts(&pa);

@@ -4,8 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static struct source *source_new_body(const char *name, const char *text, size_t len)
@@ -24,18 +27,49 @@ struct source *source_new(const char *name, const char *text, size_t len)
 	return MEM_PROTECT(NULL, source_new_body(name, text, len));
 }
 
-int source_read(const char *path, struct source **out)
+/* Opens path for source_read_max: a FIFO is opened without blocking (open
+ * of a FIFO for reading waits for a writer) and must have a writer by now. */
+static int source_open(const char *path, size_t max, bool *fifo)
 {
-	int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	struct stat st;
+	int err = 0;
+	if (fstat(fd, &st) < 0)
+		err = -errno;
+	else if (S_ISDIR(st.st_mode))
+		err = -EISDIR;
+	else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
+		err = -EFBIG;   /* said before a byte is read */
+	*fifo = !err && S_ISFIFO(st.st_mode);
+	if (!err && !*fifo) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+			err = -errno;
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int source_read_max(const char *path, size_t max, struct source **out)
+{
+	bool std_in = strcmp(path, "-") == 0, fifo = false;
+	if (max == 0 || max > SOURCE_MAX_LIMIT)
+		max = max ? SOURCE_MAX_LIMIT : SOURCE_MAX_DEFAULT;
+	int fd = std_in ? STDIN_FILENO : source_open(path, max, &fifo);
+	if (fd < 0)
+		return fd;
 	/* allocations that return NULL, not raise: the descriptor must be closed */
 	size_t len = 0, cap = 4096;
 	char *buf = mem_try_malloc(cap);
 	int err = buf ? 0 : -ENOMEM;
-	while (!err) {
+	for (bool first = true; !err; first = false) {
 		if (len == cap) {
-			char *bigger = cap <= SIZE_MAX / 2 ? mem_try_realloc(buf, cap * 2) : NULL;
+			char *bigger = mem_try_realloc(buf, cap * 2);
 			if (!bigger) {
 				err = -ENOMEM;
 				break;
@@ -43,33 +77,57 @@ int source_read(const char *path, struct source **out)
 			buf = bigger;
 			cap *= 2;
 		}
-		ssize_t r = read(fd, buf + len, cap - len);
+		/* one byte past max is enough to know the input is too large */
+		size_t want = cap - len;
+		if (want > max + 1 - len)
+			want = max + 1 - len;
+		ssize_t r = read(fd, buf + len, want);
+		if (r < 0 && errno == EAGAIN && fifo) {
+			/* a writer that has not written yet: from now on, wait for it */
+			int fl = fcntl(fd, F_GETFL);
+			if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+				err = -errno;
+				break;
+			}
+			fifo = false;
+			continue;
+		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			err = -errno;
 			break;
 		}
-		if (r == 0)
+		if (r == 0) {
+			/* a FIFO that ends before its first byte had no writer: refused,
+			 * so that a FIFO nobody feeds never hangs the compiler */
+			if (first && fifo)
+				err = -ENODATA;
 			break;
+		}
 		len += (size_t)r;
+		if (len > max) {
+			err = -EFBIG;
+			break;
+		}
 	}
-	if (fd != STDIN_FILENO)
+	if (!std_in)
 		close(fd);
 	if (err) {
 		free(buf);
 		return err;
 	}
-	if (len > UINT32_MAX) {
-		free(buf);
-		return -EFBIG;
-	}
-	struct source *s = source_new(strcmp(path, "-") == 0 ? "<stdin>" : path, buf, len);
+	struct source *s = source_new(std_in ? "<stdin>" : path, buf, len);
 	free(buf);
 	if (!s)
 		return -ENOMEM;
 	*out = s;
 	return 0;
+}
+
+int source_read(const char *path, struct source **out)
+{
+	return source_read_max(path, SOURCE_MAX_DEFAULT, out);
 }
 
 void source_free(struct source *src)

@@ -33,7 +33,18 @@ struct source {
 };
 
 struct source *source_new(const char *name, const char *text, size_t len);
-/* Reads a file ("-" is standard input). Returns 0 or a negative errno. */
+/* The default bound of an input file, and the most it may be raised to
+ * (a location holds a 32-bit offset). */
+#define SOURCE_MAX_DEFAULT ((size_t)16 << 20)
+#define SOURCE_MAX_LIMIT   ((size_t)UINT32_MAX)
+
+/* Reads a file ("-" is standard input) of at most max bytes (0: the
+ * default). Returns 0 or a negative errno: -EFBIG more than max bytes,
+ * -EISDIR a directory, -ENODATA a FIFO without a writer (refused rather
+ * than waited on; a FIFO whose writer has not written yet is waited for),
+ * or what open(2) or read(2) said. */
+int source_read_max(const char *path, size_t max, struct source **out);
+/* source_read_max(path, SOURCE_MAX_DEFAULT, out) */
 int source_read(const char *path, struct source **out);
 void source_free(struct source *src);
 

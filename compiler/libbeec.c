@@ -7,6 +7,7 @@
 #include "schema.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,14 @@ int beec_policy__read(struct beec_policy *p, const char *path)
 	return MEM_PROTECT(-ENOMEM, beec_policy__read_body(p, path));
 }
 
-static int beec_policy__read_any_body(struct beec_policy *p, const char *path, struct diag_ctx *dc)
+static int beec_policy__read_any_body(struct beec_policy *p, const char *path, const struct beec_opts *opts,
+				      struct diag_ctx *dc)
 {
-	int err = beec_policy__read(p, path);
+	size_t max = 0;
+	if (opts && opts->sz >= offsetof(struct beec_opts, max_input) + sizeof(opts->max_input))
+		max = opts->max_input;
+	memset(p, 0, sizeof(*p));
+	int err = source_read_max(path, max, &p->src);
 	if (err || p->src->len < 8 || memcmp(p->src->text, BEE_PACK_MAGIC, 8) != 0)
 		return err;
 	struct bee_pack *pack;
@@ -56,9 +62,10 @@ static int beec_policy__read_any_body(struct beec_policy *p, const char *path, s
 	return 0;
 }
 
-int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_ctx *dc)
+int beec_policy__read_any(struct beec_policy *p, const char *path, const struct beec_opts *opts,
+			  struct diag_ctx *dc)
 {
-	return MEM_PROTECT(-ENOMEM, beec_policy__read_any_body(p, path, dc));
+	return MEM_PROTECT(-ENOMEM, beec_policy__read_any_body(p, path, opts, dc));
 }
 
 static int beec_policy__parse_body(struct beec_policy *p, struct diag_ctx *dc)

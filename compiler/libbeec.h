@@ -34,6 +34,7 @@ struct beec_opts {
 	const char *const *defines;      /* "NAME=VALUE": ${NAME} in the policy */
 	size_t ndefines;
 	unsigned max_states;             /* per automaton; 0: the default */
+	size_t max_input;                /* bytes of one input file; 0: SOURCE_MAX_DEFAULT */
 };
 
 struct beec_policy {
@@ -47,11 +48,13 @@ struct beec_policy {
 	struct lowered *lw;
 };
 
-/* Reads path ("-" is standard input). A .bpfpack is read as the policy
- * source it holds, with the defines its manifest recorded, so a pack and
- * its policy compare equal. Returns 0 or a negative errno (-EINVAL with
- * the reason queued on dc for a malformed pack). */
-int beec_policy__read_any(struct beec_policy *p, const char *path, struct diag_ctx *dc);
+/* Reads path ("-" is standard input), of at most opts->max_input bytes. A
+ * .bpfpack is read as the policy source it holds, with the defines its
+ * manifest recorded, so a pack and its policy compare equal. Returns 0 or
+ * a negative errno (source_read_max's; -EINVAL with the reason queued on
+ * dc for a malformed pack). opts may be NULL. */
+int beec_policy__read_any(struct beec_policy *p, const char *path, const struct beec_opts *opts,
+			  struct diag_ctx *dc);
 /* Reads path ("-" is standard input). Returns 0 or a negative errno;
  * queues nothing. */
 int beec_policy__read(struct beec_policy *p, const char *path);

@@ -3,10 +3,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -214,7 +217,22 @@ int pack_writer_finish(struct pack_writer *w, uint8_t **buf, size_t *len)
 	return 0;
 }
 
-/* ---- files --------------------------------------------------------------- */
+/* ---- files ----------------------------------------------------------------
+ *
+ * The rules of an output path (docs/limits.md, "Inputs and outputs of beec"):
+ *   - a missing file is created 0666 & ~umask, like any compiler's output;
+ *   - an existing regular file is replaced by rename(2) from a temporary
+ *     beside it, keeping its permission bits (not set-id bits) and, when
+ *     root writes, its owner;
+ *   - a symbolic link is followed to the file it names (the link stays);
+ *     a dangling one is an error (ENOENT);
+ *   - a character device (/dev/null, /dev/full) or a FIFO with a reader is
+ *     written in place, never replaced: renaming over a device node as root
+ *     would destroy it; a FIFO without a reader is refused (ENXIO), not
+ *     waited on;
+ *   - a directory is refused (EISDIR), a block device or a socket too
+ *     (ENOTSUP): a pack is never written onto a disk.
+ */
 
 static int pack_write_all(int fd, const uint8_t *p, size_t n)
 {
@@ -224,58 +242,113 @@ static int pack_write_all(int fd, const uint8_t *p, size_t n)
 			continue;
 		if (got < 0)
 			return -errno;
+		if (got == 0)
+			return -ENOSPC;
 		p += got;
 		n -= (size_t)got;
 	}
 	return 0;
 }
 
-/* fsync the directory that holds path, so that the rename itself is durable. */
-static int pack_write_sync_dir(const char *path)
+/* A device or FIFO: written where it is, with the same checks on every write. */
+static int pack_write_in_place(const char *path, bool fifo, const void *buf, size_t len)
 {
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	/* O_NONBLOCK: a FIFO nobody reads says ENXIO at once instead of blocking */
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+	if (fd < 0)
+		return -errno;
+	int rc = 0;
+	if (fifo) {
+		int fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+			rc = -errno;
+	}
+	if (!rc)
+		rc = pack_write_all(fd, buf, len);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* fsync the directory dir, so that the rename itself is durable. */
+static int pack_write_sync_dir(const char *dir)
+{
 	int rc = 0;
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fsync(fd) < 0)
 		rc = -errno;
 	if (fd >= 0)
 		close(fd);
-	free(dir);
 	return rc;
 }
 
 int pack_write_file(const char *path, const void *buf, size_t len)
 {
 	static unsigned counter;
-	char *tmp = NULL;
-	int fd = -1, rc;
+	char target[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
+	struct stat st;
+	bool exists = true;
+
+	if (snprintf(target, sizeof(target), "%s", path) >= (int)sizeof(target))
+		return -ENAMETOOLONG;
+	if (lstat(target, &st) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		exists = false;
+	} else if (S_ISLNK(st.st_mode)) {
+		/* the file the link names is replaced, the link stays */
+		if (!realpath(path, target) || stat(target, &st) < 0)
+			return -errno;
+	}
+	if (exists) {
+		if (S_ISDIR(st.st_mode))
+			return -EISDIR;
+		if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+			return pack_write_in_place(target, S_ISFIFO(st.st_mode), buf, len);
+		if (!S_ISREG(st.st_mode))
+			return -ENOTSUP;
+	}
+
+	/* the temporary goes beside the target: rename(2) stays in one file system */
+	const char *slash = strrchr(target, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == target ? 1 : (int)(slash - target), target);
 
 	/* O_EXCL: never write through a name someone else made */
+	int fd = -1, rc;
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
-		free(tmp);
-		tmp = xasprintf("%s.tmp.%ld.%u", path, (long)getpid(),
-			       __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld.%u", target, (long)getpid(),
+			     __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED)) >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
-	if (fd < 0) {
-		rc = -errno;
-		free(tmp);
-		return rc;
+	if (fd < 0)
+		return -errno;
+	rc = 0;
+	if (exists) {
+		/* the replaced file keeps its permissions and, when root writes it,
+		 * its owner; the owner is best effort (a file system without owners) */
+		if (geteuid() == 0 && (st.st_uid != 0 || st.st_gid != 0) && fchown(fd, st.st_uid, st.st_gid) < 0)
+			errno = 0;
+		if (fchmod(fd, st.st_mode & 0777) < 0)
+			rc = -errno;
 	}
-	rc = pack_write_all(fd, buf, len);
+	if (!rc)
+		rc = pack_write_all(fd, buf, len);
+	/* a delayed allocation reports a full disk here, not at write(2) */
 	if (!rc && fsync(fd) < 0)
 		rc = -errno;
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
-	if (!rc && rename(tmp, path) < 0)
+	if (!rc && rename(tmp, target) < 0)
 		rc = -errno;
-	if (rc)
+	if (rc) {
 		unlink(tmp);
-	else
-		rc = pack_write_sync_dir(path);
-	free(tmp);
-	return rc;
+		return rc;
+	}
+	return pack_write_sync_dir(dir);
 }

@@ -50,9 +50,14 @@ const char *pack_writer_error(const struct pack_writer *w);
 /* Frees the sections; init again to reuse the writer. */
 void pack_writer_release(struct pack_writer *w);
 
-/* Writes buf to path atomically: a new file in the same directory, fsync'ed
- * and renamed over path, then the directory fsync'ed. Returns 0 or a
- * negative errno; on failure path is unchanged and no temporary is left. */
+/* Writes buf to path so that a reader never sees half of it and an error
+ * leaves path as it was: a regular file is written as a new file in the
+ * same directory, fsync'ed and renamed over path, then the directory
+ * fsync'ed; no temporary is left on failure. A symbolic link is followed;
+ * a character device or a FIFO with a reader is written in place, never
+ * replaced (pack_write.c has the rules). Returns 0 or a negative errno:
+ * -EISDIR a directory, -ENXIO a FIFO nobody reads, -ENOTSUP a block device
+ * or socket, -ENOSPC a full disk, or what open/write/fsync/rename said. */
 int pack_write_file(const char *path, const void *buf, size_t len);
 
 #endif

@@ -189,8 +189,12 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l)
 		return 0;
 	size_t len;
 	char *line = bee_audit_format(l, log->policy, log->detail, &len);
-	if (!line)
+	if (!line) {
+		log->lost++;
+		if (!log->lost_err)
+			log->lost_err = -ENOMEM;
 		return -ENOMEM;
+	}
 	int err = 0;
 	ssize_t n;
 	do
@@ -199,8 +203,13 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l)
 	if (n < 0)
 		err = -errno;
 	else if ((size_t)n != len)
-		err = -EIO;   /* a short write on a regular file: disk full */
+		err = -ENOSPC;   /* a short write on a regular file: disk full */
 	free(line);
+	if (err) {
+		log->lost++;
+		if (!log->lost_err)
+			log->lost_err = err;
+	}
 	return err;
 }
 
@@ -223,6 +232,8 @@ int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error
 	bee_audit_close(log);
 	log->fd = fd;
 	log->path = copy;
+	log->lost = 0;
+	log->lost_err = 0;
 	return 0;
 }
 

@@ -315,6 +315,13 @@ static int cmd_run(int argc, char **argv)
 			break;
 	}
 	status = got ? 128 + got : bee_session__exit_status(s);
+	/* a run whose audit log lost records never reads as a success: a tool
+	 * that succeeded gives way to the audit stage's status (the count and
+	 * its cause are on stderr already); a failing tool's status is kept */
+	if (bee_session__end(s) > 0 && status == 0) {
+		fprintf(stderr, "bee-load: audit: the tool exited 0 but its audit log is incomplete\n");
+		status = bee_stage__exit_status(BEE_STAGE_AUDIT, 0);
+	}
 	bee_session__close(s);
 out:
 	free(a.env);

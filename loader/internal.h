@@ -208,6 +208,8 @@ struct bee_audit_log {
 	bool detail;
 	const char *policy;         /* the manifest's name */
 	int64_t boot_to_real;       /* CLOCK_REALTIME - CLOCK_BOOTTIME, ns */
+	uint64_t lost;              /* records that could not be written (disk full, ...) */
+	int lost_err;               /* the first such failure, a negative errno */
 };
 
 /* One record as a line: ts, kind, action, resource, decision, then, with
@@ -230,6 +232,9 @@ struct bee_audit_line {
 char *bee_audit_format(const struct bee_audit_line *l, const char *policy, bool detail,
 		       size_t *len);
 /* Appends the line with one write(2). 0 or a negative errno. */
+/* Appends one line. A record that cannot be written is counted in
+ * log->lost (the first cause in lost_err) and its error returned: loss is
+ * never silent, the session reports the count when it ends. */
 int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l);
 /* Opens path for appending (O_APPEND|O_CREAT, 0600), closing any log
  * already open. */

@@ -442,8 +442,9 @@ static void ka_flush(struct bee_kaudit *k, struct ka_event *ev, struct bee_audit
 		l.resource = a.has_path ? a.path : "unknown";
 		l.resource_len = strlen(l.resource);
 		int err = bee_audit_write(log, &l);
-		if (err)
-			bee_warnf(k->warn, k->warn_ctx, "audit log: %s", strerror(-err));
+		if (err && log->lost == 1)   /* said once; the session gives the count */
+			bee_warnf(k->warn, k->warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
+				  log->path, strerror(-err));
 	}
 	ka_event_free(ev);
 }
@@ -530,8 +531,9 @@ static void ka_lost_line(struct bee_kaudit *k, struct bee_audit_log *log, const 
 		.source = "loader", .rule = -1,
 	};
 	int err = bee_audit_write(log, &l);
-	if (err)
-		bee_warnf(k->warn, k->warn_ctx, "audit log: %s", strerror(-err));
+	if (err && log->lost == 1)
+		bee_warnf(k->warn, k->warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
+			  log->path, strerror(-err));
 }
 
 int bee_kaudit_read(struct bee_kaudit *k, struct bee_audit_log *log)

@@ -51,6 +51,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define BEE_LOAD_VERSION "0.1.0"
@@ -66,7 +67,8 @@
 	X(GATE, 65, "gate", "the backend asked for cannot enforce here (check's status too)")      \
 	X(PACK, 66, "pack", "the pack cannot be read, is malformed, or contradicts itself")        \
 	X(REGISTRY, 67, "registry", "the session registry cannot be written")                      \
-	X(AUDIT, 68, "audit", "the audit log cannot be opened, or Landlock's denials cannot be followed") \
+	X(AUDIT, 68, "audit", "the audit log cannot be opened, or Landlock's denials cannot be followed; " \
+	  "run: records were lost and the tool exited 0") \
 	X(CGROUP, 69, "cgroup", "the session cgroup cannot be created or joined")                 \
 	X(LOAD, 70, "load", "libbpf cannot open or load the pack's BPF object")                   \
 	X(MAPS, 71, "maps", "a map cannot be filled from its image or at session start")           \
@@ -237,9 +239,16 @@ int bee_session__audit_stop(struct bee_session *s);
 /* getAuditLogPath: the running log's path, or NULL. */
 const char *bee_session__audit_path(const struct bee_session *s);
 
-/* Ends the session: kills what is left in the cgroup, drains the audit
- * streams, fsyncs the log, detaches and unpins everything, removes the
- * cgroup and the registry entry. NULL is fine. */
+/* The first half of close: kills what is left in the cgroup, drains the
+ * audit streams into the log and closes it. Returns the number of audit
+ * records that could not be written during the session (a full disk, a
+ * failing device), 0 when none; a count above 0 has been said through the
+ * warn callback with its cause. Idempotent; close calls it when the caller
+ * has not. */
+uint64_t bee_session__end(struct bee_session *s);
+
+/* Ends the session: bee_session__end, then detaches and unpins everything,
+ * removes the cgroup and the registry entry. NULL is fine. */
 void bee_session__close(struct bee_session *s);
 
 /* createEnclave: open, spawn, poll until the tool ends, close. *status is

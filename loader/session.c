@@ -63,7 +63,7 @@ struct bee_session {
 	int epfd, clock_fd;
 	pid_t tool_pid;
 	int pidfd;
-	bool spawned, ended;
+	bool spawned, ended, finished;   /* finished: bee_session__end ran */
 	int status;                 /* shell style, once ended */
 	char res[4200], comm[17];   /* scratch of the event callback */
 };
@@ -73,9 +73,14 @@ struct bee_session {
 
 /* ---- audit relay -------------------------------------------------------------------- */
 
+/* A record that could not be written: said once, when the first is lost;
+ * the log counts them all and the end of the session gives the count. */
 static void audit_warn(struct bee_session *s, int err)
 {
-	bee_warnf(s->warn, s->warn_ctx, "audit log '%s': %s", s->log.path ? s->log.path : "?", strerror(-err));
+	if (s->log.lost > 1)
+		return;
+	bee_warnf(s->warn, s->warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
+		  s->log.path ? s->log.path : "?", strerror(-err));
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -558,10 +563,11 @@ const char *bee_session__audit_path(const struct bee_session *s)
 
 /* ---- close ---------------------------------------------------------------------------- */
 
-void bee_session__close(struct bee_session *s)
+uint64_t bee_session__end(struct bee_session *s)
 {
-	if (!s)
-		return;
+	if (s->finished)
+		return s->log.lost;
+	s->finished = true;
 	int err;
 	/* nothing may outlive the session: the tool and all it started */
 	if (s->cgroup_made && (err = bee_cgroup_kill_wait(s->cgroup, KILL_WAIT_MS)) < 0)
@@ -576,8 +582,22 @@ void bee_session__close(struct bee_session *s)
 			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every Landlock record was read");
 		bee_kaudit_close(s->ka);
 	}
-	if ((err = bee_audit_close(&s->log)) < 0)
-		audit_warn(s, err);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s", s->log.path ? s->log.path : "?");
+	if (s->log.lost)
+		bee_warnf(s->warn, s->warn_ctx, "audit log '%s': %llu records lost (%s)", path,
+			  (unsigned long long)s->log.lost, strerror(-s->log.lost_err));
+	if (s->log.fd >= 0 && (err = bee_audit_close(&s->log)) < 0)
+		bee_warnf(s->warn, s->warn_ctx, "audit log '%s': %s", path, strerror(-err));
+	return s->log.lost;
+}
+
+void bee_session__close(struct bee_session *s)
+{
+	if (!s)
+		return;
+	int err;
+	bee_session__end(s);
 	ring_buffer__free(s->rb);
 	bee_bpf_close(s->bpf);
 	if (s->ruleset_fd >= 0)

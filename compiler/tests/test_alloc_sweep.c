@@ -120,7 +120,7 @@ static int stage_read_pack(struct sweep *s)
 	struct beec_policy p;
 	struct diag_ctx dc;
 	diag_init(&dc);
-	int err = beec_policy__read_any(&p, s->pack_path, &dc);
+	int err = beec_policy__read_any(&p, s->pack_path, NULL, &dc);
 	if (!err)
 		err = beec_policy__parse(&p, &dc);
 	if (!err)
@@ -374,7 +374,7 @@ static void test_alloc_sweep_examples(void **state)
 
 static int run_beec(const char *max_memory, const char *out)
 {
-	const char *beec = getenv("BEEC") ? getenv("BEEC") : "build/beec";
+	const char *beec = getenv("BEEC") ? getenv("BEEC") : BEE_BUILD_DIR "/beec";
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {

@@ -5,8 +5,8 @@
  * [net] is the cgroup programs' as in every backend. The suite runs the
  * built binaries from the repository root:
  *
- *   build/bee-load, build/bee-load-fault (test build: BEE_FAULT=STAGE fails
- *   that stage), build/beec, build/loader/tests/bee-probe
+ *   bee-load, bee-load-fault (test build: BEE_FAULT=STAGE fails
+ *   that stage), beec, loader/tests/bee-probe, all under BEE_BUILD_DIR
  *
  * on policies/sandbox-demo.toml compiled for a private project directory,
  * with a private bpffs mount and registry, and loopback listeners of its
@@ -71,6 +71,7 @@ static pid_t started[64];             /* what a failed test may leave running */
 static size_t nstarted;
 static const char *start_cgroup;      /* start() puts the process in this cgroup first */
 static int lsock_ok = -1, lsock_no = -1;
+static void unmount_all(void);          /* the tmpfs mounts of test_hostile */
 
 /* ---- running things --------------------------------------------------------------- */
 
@@ -309,7 +310,7 @@ static int compile(const char *policy, const char *out)
 	char dh[200], dp[200];
 	snprintf(dh, sizeof(dh), "HOME=%s", home);
 	snprintf(dp, sizeof(dp), "PROJECT=%s", proj);
-	const char *argv[] = { "build/beec", "-D", dh, "-D", dp, policy, "-o", out, NULL };
+	const char *argv[] = { BEE_BUILD_DIR "/beec", "-D", dh, "-D", dp, policy, "-o", out, NULL };
 	struct run r;
 	run(&r, argv, NULL, 60000);
 	int st = r.status;
@@ -342,7 +343,7 @@ static int setup(void **state_)
 	mkdir(d, 0755);
 	char *bin;
 	size_t len;
-	if (bee_read_file("build/loader/tests/bee-probe", &bin, &len) < 0) {
+	if (bee_read_file(BEE_BUILD_DIR "/loader/tests/bee-probe", &bin, &len) < 0) {
 		fprintf(stderr, "test_bee_load: build/loader/tests/bee-probe is missing\n");
 		return -1;
 	}
@@ -394,6 +395,7 @@ static int teardown(void **state_)
 			waitpid(started[i], NULL, 0);
 	}
 	bee_sessions__gc(state, NULL, NULL, NULL);
+	unmount_all();
 	umount2(bpffs, MNT_DETACH);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
@@ -430,7 +432,7 @@ static void test_check(void **state_)
 	(void)state_;
 	bool lsm = kernel_loads_lsm_cgroup();
 	struct run r;
-	const char *argv[] = { "build/bee-load", "check", NULL };
+	const char *argv[] = { BEE_BUILD_DIR "/bee-load", "check", NULL };
 	run(&r, argv, NULL, 10000);
 	if (!lsm) {
 		/* this project's host: the LSM gate fails, by name */
@@ -440,7 +442,7 @@ static void test_check(void **state_)
 	}
 	int text_status = r.status;
 	run_fini(&r);
-	const char *argj[] = { "build/bee-load", "check", "--json", NULL };
+	const char *argj[] = { BEE_BUILD_DIR "/bee-load", "check", "--json", NULL };
 	run(&r, argj, NULL, 10000);
 	assert_int_equal(r.status, text_status);
 	json_error_t je;
@@ -481,7 +483,7 @@ static void test_session(void **state_)
 		 "$P connect 127.0.0.1 %s; $P connect 127.0.0.1 %s; $P env SECRET_TOKEN; $P env DEMO_SANDBOX; "
 		 "$P env DEMO_CTX; $P env PATH; $P hardening",
 		 probe, proj, proj, ok, no);
-	const char *argv[] = { RUN_ARGS("build/bee-load"), "--audit-log", audit, "--env", "DEMO_CTX=given",
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, "--env", "DEMO_CTX=given",
 			       pack, "--", "/usr/bin/sh", "-c", script, NULL };
 	const char *env[] = { "SECRET_TOKEN=hunter2", "PATH=/usr/bin:/bin", NULL };
 	struct run r;
@@ -528,7 +530,7 @@ static void test_audit_detail(void **state_)
 	(void)state_;
 	char audit[256];
 	snprintf(audit, sizeof(audit), "%s/detail.jsonl", tmp);
-	const char *argv[] = { RUN_ARGS("build/bee-load"), "--audit-log", audit, "--audit-detail", pack, "--",
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, "--audit-detail", pack, "--",
 			       probe, "read", "/etc/shadow", NULL };
 	struct run r;
 	run(&r, argv, NULL, 20000);
@@ -555,7 +557,7 @@ static void test_inexpressible(void **state_)
 			   "deny = [\"/usr/share/secret/**\"]\n[exec]\nallow = [\"/usr/bin/touch\"]\n";
 	assert_int_equal(bee_write_atomic(pol, text, strlen(text)), 0);
 	assert_int_equal(compile(pol, pk), 0);
-	const char *argv[] = { RUN_ARGS("build/bee-load"), pk, "--", "/usr/bin/touch", marker, NULL };
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pk, "--", "/usr/bin/touch", marker, NULL };
 	struct run r;
 	run(&r, argv, NULL, 20000);
 	assert_int_equal(r.status, 74);
@@ -573,13 +575,13 @@ static void test_teardown_signals(void **state_)
 	(void)state_;
 	struct run r;
 	/* the tool killed by a signal: 128 + 9 */
-	const char *a1[] = { RUN_ARGS("build/bee-load"), pack, "--", "/usr/bin/sh", "-c", "kill -9 $$", NULL };
+	const char *a1[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sh", "-c", "kill -9 $$", NULL };
 	run(&r, a1, NULL, 20000);
 	assert_int_equal(r.status, 137);
 	run_fini(&r);
 	assert_clean();
 	/* the tool's own status */
-	const char *a2[] = { RUN_ARGS("build/bee-load"), pack, "--", "/usr/bin/sh", "-c", "exit 3", NULL };
+	const char *a2[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sh", "-c", "exit 3", NULL };
 	run(&r, a2, NULL, 20000);
 	assert_int_equal(r.status, 3);
 	run_fini(&r);
@@ -587,7 +589,7 @@ static void test_teardown_signals(void **state_)
 	/* SIGTERM and SIGINT to bee-load: forwarded, torn down, 128 + the signal */
 	static const int sigs[] = { SIGTERM, SIGINT };
 	for (size_t i = 0; i < 2; i++) {
-		const char *a3[] = { RUN_ARGS("build/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
+		const char *a3[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
 		struct job j = start(a3, NULL);
 		struct bee_registry_entry e;
 		wait_session(&e);
@@ -605,7 +607,7 @@ static void test_teardown_signals(void **state_)
 static void test_gc(void **state_)
 {
 	(void)state_;
-	const char *argv[] = { RUN_ARGS("build/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
 	struct job j = start(argv, NULL);
 	struct bee_registry_entry e;
 	wait_session(&e);
@@ -615,12 +617,12 @@ static void test_gc(void **state_)
 	assert_int_equal(access(e.cgroup, F_OK), 0);
 	assert_int_equal(access(e.bpffs, F_OK), 0);
 	struct run r;
-	const char *ls[] = { "build/bee-load", "ls", "--state-dir", state, NULL };
+	const char *ls[] = { BEE_BUILD_DIR "/bee-load", "ls", "--state-dir", state, NULL };
 	run(&r, ls, NULL, 10000);
 	assert_non_null(strstr(r.out, e.id));
 	assert_non_null(strstr(r.out, "stale"));
 	run_fini(&r);
-	const char *gc[] = { "build/bee-load", "gc", "--state-dir", state, NULL };
+	const char *gc[] = { BEE_BUILD_DIR "/bee-load", "gc", "--state-dir", state, NULL };
 	run(&r, gc, NULL, 10000);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.out, "gc: removed 1 stale session"));
@@ -634,7 +636,7 @@ static void test_gc(void **state_)
 	wait_session(&e);
 	kill(j.pid, SIGKILL);
 	waitpid(j.pid, NULL, 0);
-	const char *again[] = { RUN_ARGS("build/bee-load"), pack, "--", "/usr/bin/true", NULL };
+	const char *again[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/true", NULL };
 	run(&r, again, NULL, 20000);
 	assert_int_equal(r.status, 0);
 	assert_non_null(strstr(r.err, e.id));
@@ -663,7 +665,7 @@ static void test_failures(void **state_)
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
 		snprintf(f, sizeof(f), "BEE_FAULT=%s", faults[i].stage);
 		const char *env[] = { f, NULL };
-		const char *argv[] = { RUN_ARGS("build/bee-load-fault"), "--audit-log", audit, pack, "--",
+		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load-fault"), "--audit-log", audit, pack, "--",
 				       "/usr/bin/touch", marker, NULL };
 		run(&r, argv, env, 20000);
 		if (r.status != faults[i].status)
@@ -703,7 +705,7 @@ static void test_failures(void **state_)
 		const char *p = strcmp(w, "pack") == 0 ? bad : pack;
 		const char *backend = strcmp(w, "auto") == 0 ? "auto" : "landlock";
 		const char *cmd = strcmp(w, "missing") == 0 ? "no-such-command" : strcmp(w, "denied") == 0 ? "/usr/bin/id" : "/usr/bin/touch";
-		const char *argv[] = { "build/bee-load", "run", "--backend", backend, "--bpffs", bpffs, "--state-dir", state,
+		const char *argv[] = { BEE_BUILD_DIR "/bee-load", "run", "--backend", backend, "--bpffs", bpffs, "--state-dir", state,
 				       "--audit-log", strcmp(w, "audit") == 0 ? noaudit : audit, p, "--", cmd, marker, NULL };
 		const char *env[] = { "PATH=/usr/bin", NULL };
 		run(&r, argv, env, 20000);
@@ -719,6 +721,222 @@ static void test_failures(void **state_)
 	size_t n;
 	char **v = audit_lines(audit, &n, false);
 	assert_int_equal(count_record(v, n, "Process", "Execute", "/usr/bin/id", "Deny"), 1);
+	lines_free(v, n);
+}
+
+/* ---- hostile inputs ------------------------------------------------------------------------ */
+
+/* A tmpfs of its own at dir (opts as mount(8)'s); removed by unmount_all. */
+static char mounts[4][256];
+static size_t nmounts;
+
+static void mount_tmpfs(const char *dir, const char *opts)
+{
+	assert_int_equal(bee_mkdirs(dir, 0755), 0);
+	assert_int_equal(mount("bee-test", dir, "tmpfs", 0, opts), 0);
+	assert_true(nmounts < sizeof(mounts) / sizeof(mounts[0]));
+	snprintf(mounts[nmounts++], sizeof(mounts[0]), "%s", dir);
+}
+
+static void unmount_all(void)
+{
+	while (nmounts)
+		umount2(mounts[--nmounts], MNT_DETACH);
+}
+
+/* bee-load run [--audit-log A] PK -- CMD..., its status and stderr in r; the
+ * marker must exist exactly when want_ran, and nothing may be left. */
+static void run_row(const char *what, const char *pk, const char *audit, const char *const *cmd,
+		    int want, const char *want_err, const char *marker, bool want_ran)
+{
+	const char *argv[64] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load") };
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	if (audit) {
+		argv[n++] = "--audit-log";
+		argv[n++] = audit;
+	}
+	argv[n++] = pk;
+	argv[n++] = "--";
+	for (; *cmd && n < 63; cmd++)
+		argv[n++] = *cmd;
+	argv[n] = NULL;
+	const char *env[] = { "PATH=/usr/bin", NULL };
+	struct run r;
+	unlink(marker);
+	run(&r, argv, env, 20000);
+	if (r.status != want || !strstr(r.err, want_err))
+		fprintf(stderr, "%s: status %d, expected %d with '%s':\n%s", what, r.status, want, want_err, r.err);
+	assert_int_equal(r.status, want);
+	assert_non_null(strstr(r.err, want_err));
+	assert_int_equal(access(marker, F_OK), want_ran ? 0 : -1);
+	run_fini(&r);
+	unlink(marker);
+	assert_clean();
+}
+
+/* A copy of the pack with one change: cut to len bytes, or with byte off
+ * set to val. */
+static void pack_variant(const char *out, size_t cut, size_t off, int val)
+{
+	char *bytes;
+	size_t len;
+	assert_int_equal(bee_read_file(pack, &bytes, &len), 0);
+	if (val >= 0)
+		bytes[off] = (char)val;
+	assert_int_equal(bee_write_atomic(out, bytes, cut ? cut : len), 0);
+	free(bytes);
+}
+
+static void test_hostile(void **state_)
+{
+	(void)state_;
+	char marker[256], audit[256], pk[256], d[256];
+	snprintf(marker, sizeof(marker), "%s/out/ran", proj);
+	snprintf(audit, sizeof(audit), "%s/hostile.jsonl", tmp);
+	const char *touch[] = { "/usr/bin/touch", marker, NULL };
+
+	/* the control: this command runs and leaves its marker */
+	run_row("control", pack, audit, touch, 0, "", marker, true);
+
+	/* packs: truncated (at the header, in the sections), a foreign format version */
+	snprintf(pk, sizeof(pk), "%s/cut.bpfpack", tmp);
+	pack_variant(pk, 40, 0, -1);
+	run_row("pack cut in its header", pk, audit, touch, 66, "bee-load: pack: ", marker, false);
+	pack_variant(pk, 1000, 0, -1);
+	run_row("pack cut in its sections", pk, audit, touch, 66, "bee-load: pack: ", marker, false);
+	pack_variant(pk, 0, 8, 2);   /* header.version, little-endian: 2 */
+	run_row("pack of format version 2", pk, audit, touch, 66, "format version 2 is not supported", marker, false);
+	snprintf(pk, sizeof(pk), "%s/empty.bpfpack", tmp);
+	assert_int_equal(bee_write_atomic(pk, "", 0), 0);
+	run_row("empty pack", pk, audit, touch, 66, "bee-load: pack: ", marker, false);
+	run_row("pack is a directory", tmp, audit, touch, 66, "bee-load: pack: ", marker, false);
+
+	/* commands: a directory, a script without the execute bit */
+	const char *dir_cmd[] = { "/usr/bin", marker, NULL };
+	run_row("command is a directory", pack, audit, dir_cmd, 126, "bee-load: exec: '/usr/bin': Permission denied",
+		marker, false);
+	char script[256], body[512];
+	snprintf(script, sizeof(script), "%s/bin/noexec.sh", proj);
+	snprintf(body, sizeof(body), "#!/usr/bin/sh\n/usr/bin/touch '%s'\n", marker);
+	assert_int_equal(bee_write_atomic(script, body, strlen(body)), 0);
+	assert_int_equal(chmod(script, 0644), 0);
+	const char *noexec[] = { script, NULL };
+	run_row("command without the execute bit", pack, audit, noexec, 126, "Permission denied", marker, false);
+	assert_int_equal(chmod(script, 0755), 0);
+	run_row("the same command executable (control)", pack, audit, noexec, 0, "", marker, true);
+
+	/* a command line that fits bee-load's execve but not the tool's: the
+	 * policy's [env] set adds 256 KiB to the tool's environment */
+	char policy[256], bigpack[256];
+	snprintf(policy, sizeof(policy), "%s/bigenv.toml", tmp);
+	snprintf(bigpack, sizeof(bigpack), "%s/bigenv.bpfpack", tmp);
+	char *src;
+	size_t slen;
+	assert_int_equal(bee_read_file("policies/sandbox-demo.toml", &src, &slen), 0);
+	size_t cap = slen + 64 * 4100 + 64;
+	char *big = malloc(cap), *w = big;
+	assert_non_null(big);
+	char *set = strstr(src, "set = { DEMO_SANDBOX = \"1\" }");
+	assert_non_null(set);
+	w += sprintf(w, "%.*sset = { DEMO_SANDBOX = \"1\"", (int)(set - src), src);
+	for (int i = 0; i < 64; i++) {
+		w += sprintf(w, ", DEMO_BIG%d = \"", i);
+		memset(w, 'x', 4000);
+		w += 4000;
+		*w++ = '"';
+	}
+	w += sprintf(w, " }%s", set + strlen("set = { DEMO_SANDBOX = \"1\" }"));
+	assert_int_equal(bee_write_atomic(policy, big, (size_t)(w - big)), 0);
+	free(big);
+	free(src);
+	assert_int_equal(compile(policy, bigpack), 0);
+	long argmax = sysconf(_SC_ARG_MAX);
+	assert_true(argmax > 512 * 1024);
+	size_t nargs = (size_t)(argmax - 160 * 1024) / 100000;
+	char **huge = calloc(nargs + 3, sizeof(char *));
+	assert_non_null(huge);
+	huge[0] = "/usr/bin/touch";
+	huge[1] = marker;
+	for (size_t i = 0; i < nargs; i++) {
+		huge[2 + i] = malloc(100000);
+		assert_non_null(huge[2 + i]);
+		memset(huge[2 + i], 'a', 99999);
+		huge[2 + i][99999] = '\0';
+	}
+	/* run_row takes up to 50 words: pass the command through a larger argv here */
+	{
+		const char *argv[64 + 64] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, bigpack, "--" };
+		size_t n = 0;
+		while (argv[n])
+			n++;
+		for (size_t i = 0; huge[i]; i++)
+			argv[n++] = huge[i];
+		argv[n] = NULL;
+		const char *env[] = { "PATH=/usr/bin", NULL };
+		struct run r;
+		run(&r, argv, env, 20000);
+		if (r.status != 126)
+			fprintf(stderr, "huge argv: %d %s", r.status, r.err);
+		assert_int_equal(r.status, 126);
+		assert_non_null(strstr(r.err, "bee-load: exec: '/usr/bin/touch': Argument list too long"));
+		assert_int_equal(access(marker, F_OK), -1);
+		run_fini(&r);
+		assert_clean();
+	}
+	for (size_t i = 0; i < nargs; i++)
+		free(huge[2 + i]);
+	free(huge);
+	run_row("the same pack, a short command line (control)", bigpack, audit, touch, 0, "", marker, true);
+
+	/* audit logs that cannot be opened: refused before the tool runs */
+	snprintf(d, sizeof(d), "%s/auditdir", tmp);
+	mkdir(d, 0700);
+	run_row("audit log is a directory", pack, d, touch, 68, "cannot open for appending: Is a directory", marker,
+		false);
+	snprintf(d, sizeof(d), "%s/ro", tmp);
+	mount_tmpfs(d, "size=64k,mode=0755");
+	assert_int_equal(mount(NULL, d, NULL, MS_REMOUNT | MS_RDONLY, NULL), 0);
+	snprintf(d, sizeof(d), "%s/ro/a.jsonl", tmp);
+	run_row("audit log on a read-only file system", pack, d, touch, 68,
+		"cannot open for appending: Read-only file system", marker, false);
+	snprintf(d, sizeof(d), "%s/noinode", tmp);
+	mount_tmpfs(d, "size=64k,nr_inodes=1,mode=0755");
+	snprintf(d, sizeof(d), "%s/noinode/a.jsonl", tmp);
+	run_row("audit log on a file system without a free inode", pack, d, touch, 68,
+		"cannot open for appending: No space left on device", marker, false);
+
+	/* audit logs that fail once the tool runs: each lost record counted,
+	 * the count said at the end, and a tool's 0 becomes the audit status */
+	const char *denied[] = { "/usr/bin/sh", "-c", NULL, NULL };
+	char line[512];
+	snprintf(line, sizeof(line), "/usr/bin/cat /etc/shadow 2>/dev/null; /usr/bin/touch '%s'", marker);
+	denied[2] = line;
+	snprintf(d, sizeof(d), "%s/full", tmp);
+	mount_tmpfs(d, "size=16k,mode=0755");
+	snprintf(d, sizeof(d), "%s/full/filler", tmp);
+	int fd = open(d, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	char blk[4096] = { 0 };
+	while (write(fd, blk, sizeof(blk)) > 0)
+		;
+	close(fd);
+	snprintf(d, sizeof(d), "%s/full/a.jsonl", tmp);
+	run_row("audit log on a full file system", pack, d, denied, 68, "records lost (No space left on device)",
+		marker, true);
+	run_row("audit log /dev/full", pack, "/dev/full", denied, 68, "records lost (No space left on device)", marker,
+		true);
+	struct stat st;
+	assert_int_equal(stat("/dev/full", &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+	unmount_all();
+	/* the control: the same denial into a log with room is one line */
+	snprintf(d, sizeof(d), "%s/roomy.jsonl", tmp);
+	run_row("audit log with room (control)", pack, d, denied, 0, "", marker, true);
+	size_t n;
+	char **v = audit_lines(d, &n, false);
+	assert_int_equal(count_record(v, n, "FileSystem", "Read", "/etc/shadow", "Deny"), 1);
 	lines_free(v, n);
 }
 
@@ -761,9 +979,9 @@ static void flood(const char *bin, const char *fault)
 static void test_flood(void **state_)
 {
 	(void)state_;
-	flood("build/bee-load", NULL);
+	flood(BEE_BUILD_DIR "/bee-load", NULL);
 	/* the relay stalled until the tool ends: the ring buffer overruns */
-	flood("build/bee-load-fault", "relay-stall");
+	flood(BEE_BUILD_DIR "/bee-load-fault", "relay-stall");
 }
 
 /* ---- revoke ------------------------------------------------------------------------------------------ */
@@ -777,7 +995,7 @@ static void test_revoke(void **state_)
 	snprintf(ok, sizeof(ok), "%d", port_ok);
 	snprintf(script, sizeof(script), "P=%s; $P connect 127.0.0.1 %s; $P wait %s 20; $P connect 127.0.0.1 %s", probe,
 		 ok, go, ok);
-	const char *argv[] = { RUN_ARGS("build/bee-load"), "--audit-log", audit, pack, "--", "/usr/bin/sh", "-c",
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, pack, "--", "/usr/bin/sh", "-c",
 			       script, NULL };
 	struct job j = start(argv, NULL);
 	struct bee_registry_entry e;
@@ -802,7 +1020,7 @@ static void test_revoke(void **state_)
 			snprintf(rule, sizeof(rule), "fs.deny %s/.ssh/**", home);
 		else
 			snprintf(rule, sizeof(rule), "%s", refused[i].rule);
-		const char *rv[] = { "build/bee-load", "revoke", "--state-dir", state, refused[i].id ? refused[i].id : e.id,
+		const char *rv[] = { BEE_BUILD_DIR "/bee-load", "revoke", "--state-dir", state, refused[i].id ? refused[i].id : e.id,
 				     rule, NULL };
 		run(&r, rv, NULL, 10000);
 		if (r.status != refused[i].status || !strstr(r.err, refused[i].err))
@@ -811,7 +1029,7 @@ static void test_revoke(void **state_)
 		assert_non_null(strstr(r.err, refused[i].err));
 		run_fini(&r);
 	}
-	const char *rv[] = { "build/bee-load", "revoke", "--state-dir", state, e.id, "net.connect 127.0.0.1/32:47000-47009/tcp",
+	const char *rv[] = { BEE_BUILD_DIR "/bee-load", "revoke", "--state-dir", state, e.id, "net.connect 127.0.0.1/32:47000-47009/tcp",
 			     NULL };
 	run(&r, rv, NULL, 10000);
 	assert_int_equal(r.status, 0);
@@ -853,7 +1071,7 @@ static int count_sessions_below(const char *dir)
  * the session's tool itself holds no capability to start one. */
 static void run_in(const char *cg, const char *pk, const char *marker, struct run *r)
 {
-	const char *argv[] = { RUN_ARGS("build/bee-load"), pk, "--", "/usr/bin/touch", marker, NULL };
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pk, "--", "/usr/bin/touch", marker, NULL };
 	start_cgroup = cg;
 	struct job j = start(argv, NULL);
 	start_cgroup = NULL;
@@ -889,7 +1107,7 @@ static void test_nesting(void **state_)
 
 	/* not nested: both start (nothing changes outside a session) */
 	struct run r;
-	const char *plain[] = { RUN_ARGS("build/bee-load"), widepk, "--", "/usr/bin/touch", marker, NULL };
+	const char *plain[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), widepk, "--", "/usr/bin/touch", marker, NULL };
 	run(&r, plain, NULL, 20000);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(access(marker, F_OK), 0);
@@ -897,7 +1115,7 @@ static void test_nesting(void **state_)
 	run_fini(&r);
 
 	/* the parent session */
-	const char *argv[] = { RUN_ARGS("build/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
 	struct job j = start(argv, NULL);
 	struct bee_registry_entry e;
 	wait_session(&e);
@@ -956,7 +1174,7 @@ static void test_nesting(void **state_)
 
 	/* the parent's [net] grant revoked live: the child is proved against
 	 * what the parent grants now, and its 127.0.0.1:47000 is no longer in it */
-	const char *rv[] = { "build/bee-load", "revoke", "--state-dir", state, e.id,
+	const char *rv[] = { BEE_BUILD_DIR "/bee-load", "revoke", "--state-dir", state, e.id,
 			     "net.connect 127.0.0.1/32:47000-47009/tcp", NULL };
 	run(&r, rv, NULL, 10000);
 	assert_int_equal(r.status, 0);
@@ -987,14 +1205,14 @@ static void test_query(void **state_)
 {
 	(void)state_;
 	struct run r;
-	const char *a[] = { "build/bee-load", "query", pack, "fs", "read", "/etc/shadow", NULL };
+	const char *a[] = { BEE_BUILD_DIR "/bee-load", "query", pack, "fs", "read", "/etc/shadow", NULL };
 	run(&r, a, NULL, 10000);
 	assert_int_equal(r.status, 1);
 	assert_int_equal(strncmp(r.out, "Deny fs read /etc/shadow", 24), 0);
 	run_fini(&r);
 	char res[32];
 	snprintf(res, sizeof(res), "127.0.0.1:%d", port_ok);
-	const char *b[] = { "build/bee-load", "query", pack, "net", "connect", res, NULL };
+	const char *b[] = { BEE_BUILD_DIR "/bee-load", "query", pack, "net", "connect", res, NULL };
 	run(&r, b, NULL, 10000);
 	assert_int_equal(r.status, 0);
 	assert_int_equal(strncmp(r.out, "Allow net connect", 17), 0);
@@ -1020,6 +1238,7 @@ int main(void)
 		cmocka_unit_test(test_teardown_signals),
 		cmocka_unit_test(test_gc),
 		cmocka_unit_test(test_failures),
+		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_flood),
 		cmocka_unit_test(test_revoke),
 		cmocka_unit_test(test_query),
