@@ -68,6 +68,13 @@ static int attenuate_domain_body(const struct lowered *child, const struct lower
 	case IR_DOMAIN_NET:
 		if (netset_subset(child->net, parent->net, &w->net))
 			return 0;
+		/* the counterexample points at the netsets' copies of the rules;
+		 * name the IR's, which outlive the lowering (beec diff frees each
+		 * re-lowered policy and keeps the widening: fuzz_diff found it) */
+		if (w->net.child_rule)
+			w->net.child_rule = lowered_rule(child, w->net.child_rule->index);
+		if (w->net.parent_deny)
+			w->net.parent_deny = lowered_rule(parent, w->net.parent_deny->index);
 		w->child_rule = w->net.child_rule;
 		w->parent_rule = w->net.parent_deny;
 		return 1;

@@ -36,7 +36,9 @@ void dfa_seqtab_fini(struct dfa_seqtab *t)
 const uint32_t *dfa_seqtab_get(const struct dfa_seqtab *t, uint32_t id, size_t *len)
 {
 	*len = t->off[id + 1] - t->off[id];
-	return t->pool + t->off[id];
+	/* only empty sequences interned so far: no pool, and NULL + 0 is
+	 * undefined in C (UBSan, fuzz_glob seed-01) */
+	return t->pool ? t->pool + t->off[id] : NULL;
 }
 
 uint64_t dfa_seq_hash(const uint32_t *v, size_t n)

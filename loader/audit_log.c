@@ -300,7 +300,11 @@ int bee_audit_event_line(const void *data, size_t size, int64_t boot_to_real, st
 	l->decision = bee_audit_decision_name(ev->decision);
 	if (!l->kind || !l->action || !l->decision)
 		return -EINVAL;
-	l->realtime_ns = (int64_t)ev->ktime_ns + boot_to_real;
+	/* a boot time no kernel reaches (a corrupt record) must not overflow
+	 * the sum: the line then says the latest time there is (fuzz_audit) */
+	if (ev->ktime_ns > INT64_MAX ||
+	    __builtin_add_overflow((int64_t)ev->ktime_ns, boot_to_real, &l->realtime_ns))
+		l->realtime_ns = INT64_MAX;
 	l->pid = ev->pid;
 	memcpy(comm, ev->comm, 16);
 	comm[16] = '\0';

@@ -1,4 +1,4 @@
-/* fuzz_pack.c: libFuzzer harness for the pack reader (tools/fuzz-pack).
+/* fuzz_pack.c: libFuzzer harness for the pack reader (tools/fuzz pack).
  *
  * Each input is opened twice: as it is, and "resealed" (section checksums,
  * file size and digest recomputed over the mutated bytes), so that the

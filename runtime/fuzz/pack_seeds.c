@@ -1,5 +1,5 @@
 /* pack_seeds.c: writes a few valid packs into a directory, the seeds of
- * the pack fuzzer's corpus (tools/fuzz-pack). Usage: pack_seeds DIR */
+ * the pack fuzzer's corpus (tools/fuzz pack seed). Usage: pack_seeds DIR */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
