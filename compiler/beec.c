@@ -48,7 +48,8 @@ static const char help_text[] =
 	"  -o PACK            compile FILE into the .bpfpack PACK (a policy that names\n"
 	"                     a parent must be proved its subset first)\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE\n"
-	"  --max-states=N     refuse an automaton of more than N states\n"
+	"  --max-states=N     refuse an automaton of more than N states (--limit states=N)\n"
+	"  --limit NAME=N     raise or lower one of the limits below (also --limit=NAME=N)\n"
 	"  -h, --help         print this help\n"
 	"  --version          print the version\n"
 	"\n"
@@ -57,6 +58,9 @@ static const char help_text[] =
 	"Commands:\n";
 
 static const char help_tail[] =
+	"\n"
+	"Limits (a policy past one is refused with its name; docs/limits.md):\n"
+	"%s"
 	"\n"
 	"Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot\n"
 	"be read (query: Deny), 2 the command line is wrong, 3 check: the child\n"
@@ -164,7 +168,12 @@ static int help(void)
 		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
 		printf("  %-18s %s\n", head, commands[i].summary);
 	}
-	fputs(help_tail, stdout);
+	char lines[2048];
+	size_t k = 0;
+	for (unsigned l = 0; l < BEEC_LIMIT_COUNT && k < sizeof(lines); l++)
+		k += (size_t)snprintf(lines + k, sizeof(lines) - k, "  %-14s %9u  %s\n", beec_limit_name(l),
+				      beec_limit_default(l), beec_limit_what(l));
+	printf(help_tail, lines);
 	return finish_output(0);
 }
 
@@ -242,7 +251,7 @@ static int load_to(struct beec_policy *pol, const char *path, enum dump_stage st
 		return EXIT_POLICY;
 	if (err)
 		return read_error(path, err);
-	if (beec_policy__parse(pol, dc) < 0)
+	if (beec_policy__parse_opts(pol, opts, dc) < 0)
 		return EXIT_POLICY;
 	if (stage == DUMP_TOML)
 		return 0;
@@ -291,6 +300,7 @@ struct policy_args {
 	const char **defines;
 	size_t ndefines;
 	unsigned max_states;
+	struct beec_limits limits;  /* --limit NAME=N; 0: the default */
 	const char *parent;      /* check --parent */
 	const char *output;      /* -o */
 	enum dump_stage stage;   /* --dump */
@@ -298,7 +308,7 @@ struct policy_args {
 	bool fail_on_widen;      /* diff --fail-on-widen */
 };
 
-enum { OPT_MAX_STATES = 256, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
+enum { OPT_MAX_STATES = 256, OPT_LIMIT, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON, OPT_FAIL_ON_WIDEN };
 
 static int parse_max_states(const char *arg, unsigned *out)
 {
@@ -320,6 +330,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 	static const struct option longopts[] = {
 		{ "dump", required_argument, NULL, OPT_DUMP },
 		{ "max-states", required_argument, NULL, OPT_MAX_STATES },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -359,6 +370,12 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 			if (parse_max_states(optarg, &pa->max_states) != 0)
 				return EXIT_USAGE;
 			break;
+		case OPT_LIMIT: {
+			char err[160];
+			if (beec_limit_parse(&pa->limits, optarg, err, sizeof(err)) < 0)
+				return usage_error("--limit: %s", err);
+			break;
+		}
 		case 'D':
 			if (!valid_define(optarg))
 				return usage_error("-D expects NAME=VALUE, got '%s'", optarg);
@@ -385,6 +402,7 @@ static struct beec_opts policy_args_opts(const struct policy_args *pa)
 		.defines = pa->defines,
 		.ndefines = pa->ndefines,
 		.max_states = pa->max_states,
+		.limits = &pa->limits,
 	};
 }
 
@@ -558,7 +576,7 @@ static int cmd_diff(int argc, char **argv)
 	if (status == 0)
 		status = load_to(&new_, argv[optind + 1], DUMP_NET, &opts, &dc);
 	if (status == 0) {
-		struct lower_opts lo = { .sz = sizeof(lo), .max_states = pa.max_states };
+		struct lower_opts lo = { .sz = sizeof(lo), .max_states = pa.max_states, .limits = &pa.limits };
 		struct diff d;
 		if (diff_policies(old.lw, new_.lw, &lo, &dc, &d) < 0) {
 			status = EXIT_POLICY;

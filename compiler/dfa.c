@@ -5,6 +5,7 @@
  * lists, the numbering (dfa_quotient) here.
  */
 #include "dfa_impl.h"
+#include "beec_limits.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -250,10 +251,11 @@ static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, si
 		for (size_t i = 0; i < n && !top[j]; i++)
 			if (rules[i].rule == rep->rules[j])
 				top[j] = &rules[i];
+	unsigned bound = rep->minimal ? o->max_states : o->max_build_states;
 	diag_error(dc, top[0] ? top[0]->loc : LOC_NONE,
-		   "the %s automaton is too large: %s more than %u states", dfa_kind_name(o->kind),
-		   rep->minimal ? "its minimal form has" : "building it takes",
-		   rep->minimal ? o->max_states : o->max_build_states);
+		   "the %s automaton is too large: %s %zu states, more than the limit of %u",
+		   dfa_kind_name(o->kind), rep->minimal ? "its minimal form has" : "building it reached",
+		   rep->built, bound);
 	unsigned named = rep->crowd > 3 && rep->nrules > 2 ? 2 : rep->nrules;
 	for (unsigned j = 0; j < named; j++)
 		diag_note(dc, top[j]->loc, "glob '%s' accounts for %zu states", top[j]->glob,
@@ -263,6 +265,7 @@ static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, si
 			  "%u globs take part in most states: patterns that may match anywhere "
 			  "(such as '**/...') multiply each other's states",
 			  rep->crowd);
+	beec_limit_note(dc, rep->minimal ? BEEC_LIMIT_states : BEEC_LIMIT_build_states, bound);
 }
 
 int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opts *opts,

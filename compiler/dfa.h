@@ -97,7 +97,10 @@ struct dfa_limit_report {
 				  * provenance while building, the states the
 				  * rule is alive in; else the size of its own
 				  * automaton */
-	size_t built;            /* states of the automaton that broke the limit */
+	size_t built;            /* states of the automaton that broke the limit:
+				  * with minimal, its size; else the count
+				  * reached when building stopped (the bound
+				  * plus one) */
 	unsigned crowd;          /* rules that may match after any prefix (or,
 				  * with provenance while building, are alive in
 				  * over half the states): several mean no one

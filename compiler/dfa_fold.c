@@ -144,6 +144,7 @@ struct dfa_fold {
 	size_t memo_cap;
 	size_t limit;
 	size_t peak;
+	size_t reached;          /* states when a build stopped at the limit */
 };
 
 static uint32_t dfa_fold_intern(struct dfa_fold *f, const uint32_t *v, size_t n)
@@ -266,13 +267,15 @@ static int dfa_tab_product(struct dfa_fold *f, const struct dfa_tab *a, const st
 			uint32_t ta = a->trans[(size_t)sa * a->k + ra[c]];
 			uint32_t tb = b->trans[(size_t)sb * b->k + rb[c]];
 			out->trans[i * out->k + c] = dfa_pairs_get(&p, ta, tb);
+			/* stop at the first state past the bound, not a row later */
+			if (p.n > f->limit) {
+				f->reached = p.n;
+				dfa_pairs_fini(&p);
+				dfa_tab_fini(out);
+				return -E2BIG;
+			}
 		}
 		*VEC_PUSH(out->label, nl, lcap) = dfa_fold_combine(f, a->label[sa], b->label[sb]);
-		if (p.n > f->limit) {
-			dfa_pairs_fini(&p);
-			dfa_tab_fini(out);
-			return -E2BIG;
-		}
 	}
 	out->n = (uint32_t)p.n;
 	if (p.n > f->peak)
@@ -293,6 +296,8 @@ static int dfa_tab_of_alt(struct dfa_fold *f, const struct dfa_rule *r, struct g
 	nfa_classes_compute(&nfa);
 	dfa_subset_init(&ss, &nfa, r, f->limit);
 	int rc = dfa_subset_run(&ss);
+	if (rc == -E2BIG)
+		f->reached = ss.sets.n + 1;   /* the state it refused to add */
 	if (rc == 0) {
 		t->n = (uint32_t)ss.sets.n;
 		t->k = ss.k;
@@ -454,6 +459,7 @@ static int dfa_tab_product_all(struct dfa_fold *f, const struct dfa_tab *rt, siz
 			}
 			uint32_t to = dfa_seqtab_intern(&tuples, next, nl, f->limit, &is_new);
 			if (to == UINT32_MAX) {
+				f->reached = tuples.n + 1;
 				rc = -E2BIG;
 				goto out;
 			}
@@ -644,7 +650,7 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		}
 		if (rc == -E2BIG) {
 			/* this rule broke the bound; then the largest rule automata */
-			dfa_fold_report(rules, i, own, anywhere, i, max_build, rep);
+			dfa_fold_report(rules, i, own, anywhere, i, f.reached, rep);
 			goto out;
 		}
 		if (rc)
@@ -656,7 +662,8 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		 * folding one rule at a time into a growing automaton is O(n^2) */
 		rc = dfa_fold_balanced(&f, rt, n, &acc);
 		if (rc == -E2BIG) {
-			dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, max_build, rep);
+			dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, f.reached, rep);
+			rep->minimal = false;   /* a product on the way broke the bound */
 			goto out;
 		}
 		if (rc)
@@ -668,7 +675,7 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		dfa_tab_fini(&acc);
 		rc = dfa_tab_product_all(&f, rt, n, &acc, alive);
 		if (rc == -E2BIG) {
-			dfa_fold_report(rules, n, alive, anywhere, SIZE_MAX, max_build, rep);
+			dfa_fold_report(rules, n, alive, anywhere, SIZE_MAX, f.reached, rep);
 			rep->minimal = false;
 			rep->crowd = 0;
 			for (size_t j = 0; j < n; j++)

@@ -14,7 +14,8 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 	bool *exclude = xcalloc(child->ir->nrules + 1, sizeof(*exclude));
 	/* each round re-lowers this domain alone, without the rules explained */
 	struct lower_opts o = { .sz = sizeof(o), .max_states = lo ? lo->max_states : 0,
-				.domains = 1u << dom, .exclude = exclude };
+				.domains = 1u << dom, .exclude = exclude,
+				.limits = lo ? lo->limits : NULL };
 	const struct lowered *cur = child;
 	struct lowered *owned = NULL;
 	int err = 0;
