@@ -460,7 +460,10 @@ static int check_named_parent(struct beec_policy *p, const struct beec_opts *opt
 		return 0;
 	struct beec_policy parent = { 0 };
 	int status = load_to(&parent, path, DUMP_NET, opts, dc);
-	if (status == 0 && attenuate_check(p->lw, parent.lw, dc) != 0) {
+	int proof = status == 0 ? attenuate_check_opts(p->lw, parent.lw, opts->limits, dc) : 0;
+	if (proof < 0)
+		status = EXIT_POLICY;
+	if (proof > 0) {
 		diag_note(dc, p->ir->parent_loc, "'%s' names '%s' as its parent and must be its subset",
 			  p->src->name, path);
 		status = EXIT_WIDER;
@@ -628,8 +631,11 @@ static int cmd_check(int argc, char **argv)
 	if (status == 0)
 		status = load_to(&parent, parent_path, DUMP_NET, &opts, &dc);
 	if (status == 0) {
-		if (attenuate_check(child.lw, parent.lw, &dc) == 0) {
+		int proof = attenuate_check_opts(child.lw, parent.lw, &pa.limits, &dc);
+		if (proof == 0) {
 			printf("%s is a subset of %s\n", argv[optind], parent_path);
+		} else if (proof < 0) {
+			status = EXIT_POLICY;   /* no proof either way: a limit, with its error */
 		} else {
 			printf("%s is not a subset of %s\n", argv[optind], parent_path);
 			status = EXIT_WIDER;

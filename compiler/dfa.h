@@ -217,11 +217,18 @@ struct dfa_widening {
 	unsigned *parent_rules;  /* every parent rule matching the example */
 	size_t nparent_rules;
 	bool well_formed;        /* the example is a well-formed path/name */
+	size_t searched;         /* product states visited, in the last phase */
 };
 
 /* Returns 0 (with w->found saying whether the child widens) or -EINVAL when
  * the kinds differ. Release w with dfa_widening_fini. */
 int dfa_widening_find(const struct dfa *child, const struct dfa *parent, struct dfa_widening *w);
+/* The same, giving up with -E2BIG (w->searched = max_states + 1) once one
+ * phase would visit more than max_states product states (0: the default of
+ * the 'search-states' limit): the product of two large automata can hold
+ * billions. An unfinished search proves nothing: callers fail closed. */
+int dfa_widening_find_bounded(const struct dfa *child, const struct dfa *parent, size_t max_states,
+			      struct dfa_widening *w);
 void dfa_widening_fini(struct dfa_widening *w);
 
 /* Deterministic text (--dump=dfa): classes, then every state with its

@@ -119,6 +119,7 @@ static char *vformat(const char *fmt, va_list ap)
 static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc loc,
 			const char *fmt, va_list ap)
 {
+	dc->dropped_last = true;
 	if (sev == DIAG_ERROR) {
 		if (dc->errors >= DIAG_MAX_ERRORS) {
 			dc->truncated = true;
@@ -126,6 +127,14 @@ static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc 
 		}
 		dc->errors++;
 	}
+	if (sev == DIAG_WARNING) {
+		if (dc->warnings >= DIAG_MAX_WARNINGS) {
+			dc->warnings_dropped++;
+			return;
+		}
+		dc->warnings++;
+	}
+	dc->dropped_last = false;
 	struct diag *d = VEC_PUSH(dc->items, dc->n, dc->cap);
 	memset(d, 0, sizeof(*d));
 	d->severity = sev;
@@ -160,7 +169,7 @@ void diag_add(struct diag_ctx *dc, enum diag_severity sev, struct loc loc, const
 
 void diag_note(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 {
-	if (dc->n == 0 || dc->truncated)
+	if (dc->n == 0 || dc->truncated || dc->dropped_last)
 		return;
 	struct diag *d = &dc->items[dc->n - 1];
 	if (d->nnotes == 3)
@@ -259,6 +268,9 @@ void diag_print(const struct diag_ctx *dc, FILE *out)
 			}
 		}
 	}
+	if (dc->warnings_dropped)
+		fprintf(out, "beec: %zu more warning%s not shown (the first %d are)\n", dc->warnings_dropped,
+			dc->warnings_dropped == 1 ? "" : "s", DIAG_MAX_WARNINGS);
 	if (dc->truncated)
 		fprintf(out, "beec: too many errors (stopped after %d)\n", DIAG_MAX_ERRORS);
 }

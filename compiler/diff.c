@@ -21,8 +21,16 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 	int err = 0;
 	for (int round = 0; round < DIFF_MAX_PER_DOMAIN; round++) {
 		struct attenuate_widening w;
-		if (!attenuate_domain(cur, parent, dom, &w))
+		if (!attenuate_domain_opts(cur, parent, dom, o.limits, &w))
 			break;
+		if (w.too_large) {
+			/* what cannot be compared cannot be listed: an error, not a guess */
+			diag_error(dc, LOC_NONE, "cannot compare [%s]: the search reached %zu states, "
+				   "more than the limit of %zu", ir_domain_name(dom), w.searched, w.limit);
+			beec_limit_note(dc, BEEC_LIMIT_search_states, (unsigned)w.limit);
+			err = -1;
+			break;
+		}
 		struct diff_entry *e = VEC_PUSH(out->entries, out->n, out->cap);
 		e->added = added;
 		e->w = w;
