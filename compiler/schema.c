@@ -260,7 +260,7 @@ static int expand(struct schema *s, const struct toml_node *n, struct xstr *x)
 	for (size_t i = 0; i < len;) {
 		if (x->n >= s->lim.string_bytes) {
 			char what[96];
-			snprintf(what, sizeof(what), "string of more than %zu bytes after ${NAME} expansion", x->n);
+			snprintf(what, sizeof(what), "string of %zu bytes after ${NAME} expansion", x->n + 1);
 			return limit_error(s, n->loc, BEEC_LIMIT_string_bytes, what);
 		}
 		if (r[i] != '$') {
@@ -309,8 +309,8 @@ static int expand(struct schema *s, const struct toml_node *n, struct xstr *x)
 		for (const char *v = val; *v; v++) {
 			if (x->n >= s->lim.string_bytes) {
 				char what[160];
-				snprintf(what, sizeof(what), "string of more than %zu bytes once '${%.*s}' is expanded",
-					 x->n, (int)(nl < 64 ? nl : 64), name);
+				snprintf(what, sizeof(what), "string of %zu bytes once '${%.*s}' is expanded",
+					 x->n + 1, (int)(nl < 64 ? nl : 64), name);
 				return limit_error(s, ref, BEEC_LIMIT_string_bytes, what);
 			}
 			xs_push(x, *v, i, j + 1);
