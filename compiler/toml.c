@@ -549,7 +549,7 @@ static int keypath_check(struct toml_parser *p, const struct toml_keypath *kp, s
 		size_t at = p->lim.depth >= base ? p->lim.depth - base : 0;
 		struct loc l = at < kp->n ? loc_span(kp->parts[at].loc, kp->parts[kp->n - 1].loc)
 					  : kp->parts[kp->n - 1].loc;
-		return limit_error(p, l, BEEC_LIMIT_depth, "value nested %zu levels deep", base + kp->n + h);
+		return limit_error(p, l, BEEC_LIMIT_depth, "key nested %zu levels deep", base + kp->n + h);
 	}
 	return 0;
 }
