@@ -248,6 +248,13 @@ static void gen_glob_alts(struct text *t, bool over)
 	put(t, "\"]\n");
 }
 
+static void gen_path_bytes(struct text *t, bool over)
+{
+	put(t, HEAD "[fs]\nread = [\"/");
+	put_rep(t, "p", over ? 4096 : 4095);
+	put(t, "\"]\n");
+}
+
 static void gen_net_ranges(struct text *t, bool over)
 {
 	/* every even port carved out of 1-65535: k holes leave k + 1 ranges */
@@ -303,6 +310,8 @@ static const struct row rows[] = {
 	  "braces expand to 66560 pattern items, more than the limit of 65536", "\"/{", 1, NULL },
 	{ "glob alternatives (fixed)", BEEC_LIMIT_COUNT, 0, STAGE_BUILD, gen_glob_alts,
 	  "braces expand to more than 1024 alternatives", "{a,b}", 50, NULL },
+	{ "path bytes (fixed)", BEEC_LIMIT_COUNT, 0, STAGE_LOWER, gen_path_bytes,
+	  "path is 4097 bytes long, more than 4096", "\"/ppp", 1, NULL },
 	{ "net port ranges (fixed)", BEEC_LIMIT_COUNT, 0, STAGE_LOWER, gen_net_ranges,
 	  "net entry 'connect 0.0.0.0/0/tcp' needs 17 port ranges, more than the limit of 16; "
 	  "17 rules make it, this one first", "\"0.0.0.0/0:1-65535", 0, NULL },
