@@ -110,24 +110,30 @@ static uint32_t dfa_pairs_get(struct dfa_pairs *p, uint32_t a, uint32_t b)
 }
 
 /* Classes refining two class maps: writes class_of and, per new class, the
- * two old classes; returns the count. */
+ * two old classes; returns the count. At most 256 pairs occur, so a small
+ * hash of them does (a table over all 65536 pairs cost 128 KiB to clear on
+ * every product: most of the time of a 100,000-rule policy). */
 static uint32_t dfa_pair_classes(const uint8_t *ca, const uint8_t *cb, uint8_t *class_of,
 				 uint32_t *ra, uint32_t *rb)
 {
-	uint16_t *map = xmalloc(65536 * sizeof(uint16_t));
+	uint32_t key[512];      /* (ca << 8 | cb) + 1; 0 = empty */
+	uint16_t cls[512];
 	uint32_t k = 0;
-	memset(map, 0xff, 65536 * sizeof(uint16_t));
+	memset(key, 0, sizeof(key));
 	for (unsigned byte = 0; byte < 256; byte++) {
-		unsigned key = (unsigned)ca[byte] << 8 | cb[byte];
-		if (map[key] == 0xffff) {
-			map[key] = (uint16_t)k;
+		uint32_t kk = ((uint32_t)ca[byte] << 8 | cb[byte]) + 1;
+		uint32_t h = (kk * 2654435761u) >> 23;
+		while (key[h] && key[h] != kk)
+			h = (h + 1) & 511;
+		if (!key[h]) {
+			key[h] = kk;
+			cls[h] = (uint16_t)k;
 			ra[k] = ca[byte];
 			rb[k] = cb[byte];
 			k++;
 		}
-		class_of[byte] = (uint8_t)map[key];
+		class_of[byte] = (uint8_t)cls[h];
 	}
-	free(map);
 	return k;
 }
 

@@ -537,13 +537,26 @@ static void test_long_line(void **state)
 	run_fini(&r);
 }
 
+/* Under AddressSanitizer every allocation costs ten times more: the same
+ * policy, a quarter of it, still shows that nothing is quadratic. */
+#if defined(__SANITIZE_ADDRESS__)
+#define MANY_RULES 25000
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MANY_RULES 25000
+#endif
+#endif
+#ifndef MANY_RULES
+#define MANY_RULES 100000
+#endif
+
 /* The default limits let a generated policy of 100,000 rules compile. */
 static void test_many_rules(void **state)
 {
 	(void)state;
 	struct text t = { 0 };
 	put(&t, HEAD "[fs]\nread = [\n");
-	for (size_t i = 0; i < 100000; i++)
+	for (size_t i = 0; i < MANY_RULES; i++)
 		put(&t, "  \"/data/d%zu/f%zu\",\n", i / 100, i);
 	put(&t, "]\n");
 	struct run r;
@@ -552,13 +565,16 @@ static void test_many_rules(void **state)
 	if (r.rc != 0)
 		print_diags(&r);
 	assert_int_equal(r.rc, 0);
-	assert_int_equal(r.pol.ir->nrules, 100000);
+	assert_int_equal(r.pol.ir->nrules, MANY_RULES);
+	char last[64];
+	int n = snprintf(last, sizeof(last), "/data/d%d/f%d", (MANY_RULES - 1) / 100, MANY_RULES - 1);
 	uint32_t perms;
-	dfa_match(r.pol.lw->dfa[IR_DOMAIN_FS], "/data/d999/f99999", 17, &perms, NULL);
+	dfa_match(r.pol.lw->dfa[IR_DOMAIN_FS], last, (size_t)n, &perms, NULL);
 	assert_int_equal(perms, IR_PERM_READ);
-	dfa_match(r.pol.lw->dfa[IR_DOMAIN_FS], "/data/d999/f99998x", 18, &perms, NULL);
+	last[n++] = 'x';
+	dfa_match(r.pol.lw->dfa[IR_DOMAIN_FS], last, (size_t)n, &perms, NULL);
 	assert_int_equal(perms, 0);
-	fprintf(stderr, "100,000 rules compiled in %.2f s\n", r.seconds);
+	fprintf(stderr, "%d rules compiled in %.2f s\n", MANY_RULES, r.seconds);
 	run_fini(&r);
 }
 
