@@ -33,6 +33,8 @@
 	X(states, "states", 65535, 65535, "states of one minimal automaton (--max-states)") \
 	X(build_states, "build-states", 262144, 16777216,                               \
 	  "states of any automaton built on the way to it")                             \
+	X(build_total, "build-total", 16777216, 1073741824,                             \
+	  "states of all automata built for one domain together")                      \
 	X(search_states, "search-states", 4194304, 268435456,                           \
 	  "product states searched to prove a child a subset of its parent")
 

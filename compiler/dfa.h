@@ -62,6 +62,9 @@
 /* Building may need more states than the minimal automaton has; this bounds
  * its memory (about 0.5 KiB a state) and time. */
 #define DFA_DEFAULT_BUILD_STATES 262144u
+/* ... and all of them together: a policy of many rules each just under the
+ * bound would otherwise take minutes */
+#define DFA_DEFAULT_BUILD_TOTAL 16777216u
 
 /* What strings a domain holds; only changes which counterexample reads best. */
 #define DFA_KINDS(X)                                                   \
@@ -89,6 +92,8 @@ struct dfa_rule {
 struct dfa_limit_report {
 	bool minimal;            /* the minimal automaton has over max_states;
 				  * else building it went over max_build_states */
+	bool total;              /* building went over max_build_total states in
+				  * all (then built is that total) */
 	unsigned nrules;
 	unsigned rules[3];       /* dfa_rule.rule */
 	size_t states[3];        /* per rule, the states it accounts for: a rule
@@ -120,6 +125,9 @@ struct dfa_build_opts {
 	 * dfa_string_rules the exact ones for a string. */
 	bool perms_only;
 	struct dfa_limit_report *limit;   /* optional, filled on -E2BIG */
+	/* of every automaton built on the way together, and the walks that
+	 * find each state's rules; 0: DFA_DEFAULT_BUILD_TOTAL */
+	unsigned max_build_total;
 };
 
 struct dfa;

@@ -151,7 +151,21 @@ struct dfa_fold {
 	size_t limit;
 	size_t peak;
 	size_t reached;          /* states when a build stopped at the limit */
+	size_t spent, budget;    /* states built in all, and how many may be */
+	bool over_budget;
 };
+
+/* Counts n states built; -E2BIG once the total passes the budget: many
+ * constructions each under the bound may still take minutes together. */
+static int dfa_fold_spend(struct dfa_fold *f, size_t n)
+{
+	f->spent += n;
+	if (f->spent <= f->budget)
+		return 0;
+	f->reached = f->spent;
+	f->over_budget = true;
+	return -E2BIG;
+}
 
 static uint32_t dfa_fold_intern(struct dfa_fold *f, const uint32_t *v, size_t n)
 {
@@ -287,6 +301,10 @@ static int dfa_tab_product(struct dfa_fold *f, const struct dfa_tab *a, const st
 	if (p.n > f->peak)
 		f->peak = p.n;
 	dfa_pairs_fini(&p);
+	if (dfa_fold_spend(f, out->n) < 0) {
+		dfa_tab_fini(out);
+		return -E2BIG;
+	}
 	return 0;
 }
 
@@ -304,6 +322,8 @@ static int dfa_tab_of_alt(struct dfa_fold *f, const struct dfa_rule *r, struct g
 	int rc = dfa_subset_run(&ss);
 	if (rc == -E2BIG)
 		f->reached = ss.sets.n + 1;   /* the state it refused to add */
+	if (rc == 0)
+		rc = dfa_fold_spend(f, ss.sets.n);
 	if (rc == 0) {
 		t->n = (uint32_t)ss.sets.n;
 		t->k = ss.k;
@@ -361,8 +381,8 @@ static uint32_t dfa_tab_dead(const struct dfa_tab *t);
 
 /* Marks in bits (words a state) the states of d that some string matching
  * the rule at position e ends in: a walk of d paired with the rule's DFA. */
-static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e, uint64_t *bits,
-			 size_t words)
+static int dfa_fold_may(struct dfa_fold *f, const struct dfa *d, const struct dfa_tab *rt, size_t e,
+			uint64_t *bits, size_t words)
 {
 	uint32_t ra[256], rb[256];
 	uint8_t class_of[256];
@@ -383,7 +403,10 @@ static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e
 			dfa_pairs_get(&p, d->next[(size_t)s * d->nclasses + ra[c]],
 				      rt->trans[(size_t)q * rt->k + rb[c]]);
 	}
+	size_t walked = p.n;
 	dfa_pairs_fini(&p);
+	/* a rule that may match anywhere walks all of d: these walks count */
+	return dfa_fold_spend(f, walked);
 }
 
 /* The dead state of t (nothing matched, no way out), or UINT32_MAX. */
@@ -475,6 +498,7 @@ static int dfa_tab_product_all(struct dfa_fold *f, const struct dfa_tab *rt, siz
 	out->n = (uint32_t)tuples.n;
 	if (tuples.n > f->peak)
 		f->peak = tuples.n;
+	rc = dfa_fold_spend(f, tuples.n);
 out:
 	if (rc) {
 		for (uint32_t i = 0; i < tuples.n; i++) {
@@ -632,9 +656,9 @@ static int dfa_fold_balanced(struct dfa_fold *f, const struct dfa_tab *rt, size_
 }
 
 int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool prov,
-		   size_t max_build, size_t max_states, struct dfa_limit_report *rep)
+		   size_t max_build, size_t max_total, size_t max_states, struct dfa_limit_report *rep)
 {
-	struct dfa_fold f = { .prov = prov, .limit = max_build };
+	struct dfa_fold f = { .prov = prov, .limit = max_build, .budget = max_total };
 	struct dfa_tab acc = { .n = 1, .k = 1 };
 	struct dfa_tab *rt = xcalloc(n ? n : 1, sizeof(*rt));
 	size_t *own = xcalloc(n ? n : 1, sizeof(size_t));
@@ -653,6 +677,11 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		if (rc == 0) {
 			own[i] = rt[i].n;
 			anywhere[i] = dfa_tab_anywhere(&rt[i]);
+		}
+		if (rc == -E2BIG && f.over_budget) {
+			/* no one rule is over: the largest rule automata so far */
+			dfa_fold_report(rules, i, own, anywhere, SIZE_MAX, f.reached, rep);
+			goto over_budget;
 		}
 		if (rc == -E2BIG) {
 			/* this rule broke the bound; then the largest rule automata */
@@ -725,8 +754,13 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 	free(plabel);
 	free(perms);
 	if (!prov && d->nstates <= max_states)
-		for (size_t i = 0; i < n; i++)
-			dfa_fold_may(d, &rt[i], i, bits, words);
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = dfa_fold_may(&f, d, &rt[i], i, bits, words);
+	if (rc) {
+		free(bits);
+		dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, f.reached, rep);
+		goto over_budget;
+	}
 	dfa_rules_fill(d, bits, words);
 	free(bits);
 	d->stats.subset_states = (unsigned)f.peak;
@@ -735,7 +769,17 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, d->nstates, rep);
 		rc = -E2BIG;
 	}
+	goto out;
+over_budget:
+	rep->minimal = false;
+	rep->total = true;
+	rc = -E2BIG;
 out:
+	if (rc == -E2BIG && f.over_budget && !rep->total) {
+		/* a product or the provenance product went over the budget */
+		rep->total = true;
+		rep->minimal = false;
+	}
 	for (size_t i = 0; i < n; i++)
 		dfa_tab_fini(&rt[i]);
 	free(rt);

@@ -71,6 +71,7 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		.kind = kind,
 		.max_states = opts && opts->max_states ? opts->max_states : lim.states,
 		.max_build_states = lim.build_states,
+		.max_build_total = lim.build_total,
 		/* map images need permissions only; exact rules for one input
 		 * come from dfa_string_rules (provenance automata multiply) */
 		.perms_only = true,

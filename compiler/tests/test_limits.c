@@ -230,6 +230,15 @@ static void gen_build_states(struct text *t, bool over)
 	put(t, HEAD "[fs]\nread = [\"/etc/passwd\", \"/x/*a%s\"]\n", over ? "?????????????" : "??");
 }
 
+static void gen_build_total(struct text *t, bool over)
+{
+	/* each rule's automaton is small; together they pass the budget */
+	put(t, HEAD "[fs]\nread = [\n");
+	for (size_t i = 0; i < (over ? 100u : 10u); i++)
+		put(t, "  \"/data/d%zu/*.txt\",\n", i);
+	put(t, "]\n");
+}
+
 static void gen_glob_items(struct text *t, bool over)
 {
 	/* 1024 alternatives of 65 (over) or 64 items: '/', 10 letters, '/' and
@@ -306,6 +315,10 @@ static const struct row rows[] = {
 	  "the path automaton is too large: building it reached 1001 states, more than the limit of 1000",
 	  "\"/x/", 0, "the limit 'build-states' (states of any automaton built on the way to it) is "
 		      "1000; raise it with --limit build-states=N" },
+	{ "build-total", BEEC_LIMIT_build_total, 1000, STAGE_LOWER, gen_build_total,
+	  "the path automaton is too large: building it took 1014 states, more than the limit of 1000",
+	  "\"/data/d10/", 0, "the limit 'build-total' (states of all automata built for one domain "
+			   "together) is 1000; raise it with --limit build-total=N" },
 	{ "glob items (fixed)", BEEC_LIMIT_COUNT, 0, STAGE_BUILD, gen_glob_items,
 	  "braces expand to 66560 pattern items, more than the limit of 65536", "\"/{", 1, NULL },
 	{ "glob alternatives (fixed)", BEEC_LIMIT_COUNT, 0, STAGE_BUILD, gen_glob_alts,
