@@ -2,6 +2,7 @@
 #include "attenuate.h"
 #include "mem.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,10 +40,19 @@ const char *attenuate_perm_text(enum ir_domain d, uint32_t bits, char *buf, size
 }
 
 static int attenuate_dfa(const struct lowered *child, const struct lowered *parent,
-			 enum ir_domain d, struct attenuate_widening *out)
+			 enum ir_domain d, const struct beec_limits *lim, struct attenuate_widening *out)
 {
 	struct dfa_widening w;
-	if (dfa_widening_find(child->dfa[d], parent->dfa[d], &w) < 0 || !w.found) {
+	out->limit = lim->search_states;
+	int rc = dfa_widening_find_bounded(child->dfa[d], parent->dfa[d], out->limit, &w);
+	if (rc == -E2BIG) {
+		/* no proof is no subset */
+		out->too_large = true;
+		out->searched = w.searched;
+		dfa_widening_fini(&w);
+		return 1;
+	}
+	if (rc < 0 || !w.found) {
 		dfa_widening_fini(&w);
 		return 0;
 	}
@@ -56,15 +66,17 @@ static int attenuate_dfa(const struct lowered *child, const struct lowered *pare
 }
 
 static int attenuate_domain_body(const struct lowered *child, const struct lowered *parent,
-		     enum ir_domain d, struct attenuate_widening *w)
+				 enum ir_domain d, const struct beec_limits *limits,
+				 struct attenuate_widening *w)
 {
+	struct beec_limits lim = beec_limits_resolve(limits);
 	memset(w, 0, sizeof(*w));
 	w->domain = d;
 	switch (d) {
 	case IR_DOMAIN_FS:
 	case IR_DOMAIN_EXEC:
 	case IR_DOMAIN_ENV:
-		return attenuate_dfa(child, parent, d, w);
+		return attenuate_dfa(child, parent, d, &lim, w);
 	case IR_DOMAIN_NET:
 		if (netset_subset(child->net, parent->net, &w->net))
 			return 0;
@@ -87,12 +99,26 @@ static int attenuate_domain_body(const struct lowered *child, const struct lower
 int attenuate_domain(const struct lowered *child, const struct lowered *parent,
 		     enum ir_domain d, struct attenuate_widening *w)
 {
-	return MEM_PROTECT(-ENOMEM, attenuate_domain_body(child, parent, d, w));
+	return MEM_PROTECT(-ENOMEM, attenuate_domain_body(child, parent, d, NULL, w));
+}
+
+int attenuate_domain_opts(const struct lowered *child, const struct lowered *parent,
+			  enum ir_domain d, const struct beec_limits *limits, struct attenuate_widening *w)
+{
+	return MEM_PROTECT(-ENOMEM, attenuate_domain_body(child, parent, d, limits, w));
 }
 
 static void attenuate_report(const struct attenuate_widening *w, struct diag_ctx *dc)
 {
 	struct loc at = w->child_rule ? w->child_rule->loc : LOC_NONE;
+	if (w->too_large) {
+		diag_error(dc, LOC_NONE,
+			   "cannot prove [%s] of the child a subset of its parent: the search reached %zu "
+			   "states, more than the limit of %zu", ir_domain_name(w->domain), w->searched,
+			   w->limit);
+		beec_limit_note(dc, BEEC_LIMIT_search_states, (unsigned)w->limit);
+		return;
+	}
 	if (w->domain == IR_DOMAIN_NET) {
 		char ep[NETSET_CEX_STRLEN];
 		netset_cex_format(&w->net, ep);
@@ -116,15 +142,19 @@ static void attenuate_report(const struct attenuate_widening *w, struct diag_ctx
 	}
 }
 
-static int attenuate_check_body(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc)
+static int attenuate_check_body(const struct lowered *child, const struct lowered *parent,
+				const struct beec_limits *lim, struct diag_ctx *dc)
 {
 	static const enum ir_domain order[] = { IR_DOMAIN_FS, IR_DOMAIN_EXEC, IR_DOMAIN_ENV, IR_DOMAIN_NET };
 	int widened = 0;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		struct attenuate_widening w;
-		if (attenuate_domain_body(child, parent, order[i], &w)) {
+		if (attenuate_domain_body(child, parent, order[i], lim, &w)) {
 			attenuate_report(&w, dc);
-			widened = 1;
+			if (w.too_large)
+				widened = -E2BIG;
+			else if (widened == 0)
+				widened = 1;
 		}
 	}
 	return widened;
@@ -132,5 +162,11 @@ static int attenuate_check_body(const struct lowered *child, const struct lowere
 
 int attenuate_check(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc)
 {
-	return MEM_PROTECT(-ENOMEM, attenuate_check_body(child, parent, dc));
+	return MEM_PROTECT(-ENOMEM, attenuate_check_body(child, parent, NULL, dc));
+}
+
+int attenuate_check_opts(const struct lowered *child, const struct lowered *parent,
+			 const struct beec_limits *lim, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, attenuate_check_body(child, parent, lim, dc));
 }

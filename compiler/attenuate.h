@@ -16,6 +16,7 @@
 #ifndef BEE_ATTENUATE_H
 #define BEE_ATTENUATE_H
 
+#include "beec_limits.h"
 #include "diag.h"
 #include "lower.h"
 #include "netset.h"
@@ -29,15 +30,26 @@ struct attenuate_widening {
 	const struct ir_rule *child_rule;   /* the child rule that grants it */
 	const struct ir_rule *parent_rule;  /* a parent rule about it, or NULL */
 	uint32_t parent_perms;
+	/* fs/exec/env: the proof could not be finished within 'search-states'
+	 * (searched states were visited): counted as a widening, fail closed */
+	bool too_large;
+	size_t searched, limit;
 };
 
 /* Returns 1 and fills w when the child widens in domain d, else 0. */
 int attenuate_domain(const struct lowered *child, const struct lowered *parent,
 		     enum ir_domain d, struct attenuate_widening *w);
+/* The same within lim (NULL: the defaults). */
+int attenuate_domain_opts(const struct lowered *child, const struct lowered *parent,
+			  enum ir_domain d, const struct beec_limits *lim, struct attenuate_widening *w);
 
 /* Returns 0 when child is proved a subset of parent, 1 when it is not
- * (errors queued on dc, one per widening domain). */
+ * (errors queued on dc, one per widening domain), -E2BIG when a proof
+ * could not be finished within 'search-states' (then it is no subset
+ * either: treat any non-zero as a refusal). */
 int attenuate_check(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc);
+int attenuate_check_opts(const struct lowered *child, const struct lowered *parent,
+			 const struct beec_limits *lim, struct diag_ctx *dc);
 
 /* "read", "write", "read and write", "execute", "execute (pinned)" */
 const char *attenuate_perm_text(enum ir_domain d, uint32_t bits, char *buf, size_t len);

@@ -51,7 +51,8 @@ static const char help_text[] =
 	"  -o PACK            compile FILE into the .bpfpack PACK (a policy that names\n"
 	"                     a parent must be proved its subset first)\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE\n"
-	"  --max-states=N     refuse an automaton of more than N states\n"
+	"  --max-states=N     refuse an automaton of more than N states (--limit states=N)\n"
+	"  --limit NAME=N     raise or lower one of the limits below (also --limit=NAME=N)\n"
 	"  --max-memory=BYTES stop (exit 6) before beec's heap holds more than BYTES\n"
 	"                     (K, M, G suffixes; default 4G)\n"
 	"  --max-input=SIZE   refuse an input file of more than SIZE bytes (K, M, G:\n"
@@ -64,6 +65,9 @@ static const char help_text[] =
 	"Commands:\n";
 
 static const char help_tail[] =
+	"\n"
+	"Limits (a policy past one is refused with its name; docs/limits.md):\n"
+	"%s"
 	"\n"
 	"Exit status: 0 done (query: Allow), 1 the policy is not valid or cannot\n"
 	"be read (query: Deny), 2 the command line is wrong, 3 check: the child\n"
@@ -198,7 +202,12 @@ static int help(void)
 		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].args);
 		printf("  %-18s %s\n", head, commands[i].summary);
 	}
-	fputs(help_tail, stdout);
+	char lines[2048];
+	size_t k = 0;
+	for (unsigned l = 0; l < BEEC_LIMIT_COUNT && k < sizeof(lines); l++)
+		k += (size_t)snprintf(lines + k, sizeof(lines) - k, "  %-14s %9u  %s\n", beec_limit_name(l),
+				      beec_limit_default(l), beec_limit_what(l));
+	printf(help_tail, lines);
 	return finish_output(0);
 }
 
@@ -276,7 +285,7 @@ static int load_to(struct beec_policy *pol, const char *path, enum dump_stage st
 		return EXIT_POLICY;
 	if (err)
 		return read_error(path, err, opts->max_input);
-	if (beec_policy__parse(pol, dc) < 0)
+	if (beec_policy__parse_opts(pol, opts, dc) < 0)
 		return EXIT_POLICY;
 	if (stage == DUMP_TOML)
 		return 0;
@@ -326,6 +335,7 @@ struct policy_args {
 	size_t ndefines;
 	unsigned max_states;
 	size_t max_input;
+	struct beec_limits limits;  /* --limit NAME=N; 0: the default */
 	const char *parent;      /* check --parent */
 	const char *output;      /* -o */
 	enum dump_stage stage;   /* --dump */
@@ -334,8 +344,8 @@ struct policy_args {
 };
 
 enum {
-	OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_MAX_INPUT, OPT_PARENT, OPT_DUMP, OPT_VERSION, OPT_JSON,
-	OPT_FAIL_ON_WIDEN,
+	OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_MAX_INPUT, OPT_LIMIT, OPT_PARENT, OPT_DUMP, OPT_VERSION,
+	OPT_JSON, OPT_FAIL_ON_WIDEN,
 };
 
 static int parse_max_states(const char *arg, unsigned *out)
@@ -386,6 +396,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 		{ "max-states", required_argument, NULL, OPT_MAX_STATES },
 		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
 		{ "max-input", required_argument, NULL, OPT_MAX_INPUT },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "parent", required_argument, NULL, OPT_PARENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
@@ -437,6 +448,12 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 			pa->max_input = (size_t)v;
 			break;
 		}
+		case OPT_LIMIT: {
+			char err[160];
+			if (beec_limit_parse(&pa->limits, optarg, err, sizeof(err)) < 0)
+				return usage_error("--limit: %s", err);
+			break;
+		}
 		case 'D':
 			if (!valid_define(optarg))
 				return usage_error("-D expects NAME=VALUE, got '%s'", optarg);
@@ -464,6 +481,7 @@ static struct beec_opts policy_args_opts(const struct policy_args *pa)
 		.ndefines = pa->ndefines,
 		.max_states = pa->max_states,
 		.max_input = pa->max_input,
+		.limits = &pa->limits,
 	};
 }
 
@@ -521,7 +539,10 @@ static int check_named_parent(struct beec_policy *p, const struct beec_opts *opt
 		return 0;
 	struct beec_policy parent = { 0 };
 	int status = load_to(&parent, path, DUMP_NET, opts, dc);
-	if (status == 0 && attenuate_check(p->lw, parent.lw, dc) != 0) {
+	int proof = status == 0 ? attenuate_check_opts(p->lw, parent.lw, opts->limits, dc) : 0;
+	if (proof < 0)
+		status = EXIT_POLICY;
+	if (proof > 0) {
 		diag_note(dc, p->ir->parent_loc, "'%s' names '%s' as its parent and must be its subset",
 			  p->src->name, path);
 		status = EXIT_WIDER;
@@ -637,7 +658,7 @@ static int cmd_diff(int argc, char **argv)
 	if (status == 0)
 		status = load_to(&new_, argv[optind + 1], DUMP_NET, &opts, &dc);
 	if (status == 0) {
-		struct lower_opts lo = { .sz = sizeof(lo), .max_states = pa.max_states };
+		struct lower_opts lo = { .sz = sizeof(lo), .max_states = pa.max_states, .limits = &pa.limits };
 		struct diff d;
 		if (diff_policies(old.lw, new_.lw, &lo, &dc, &d) < 0) {
 			status = EXIT_POLICY;
@@ -689,8 +710,11 @@ static int cmd_check(int argc, char **argv)
 	if (status == 0)
 		status = load_to(&parent, parent_path, DUMP_NET, &opts, &dc);
 	if (status == 0) {
-		if (attenuate_check(child.lw, parent.lw, &dc) == 0) {
+		int proof = attenuate_check_opts(child.lw, parent.lw, &pa.limits, &dc);
+		if (proof == 0) {
 			printf("%s is a subset of %s\n", argv[optind], parent_path);
+		} else if (proof < 0) {
+			status = EXIT_POLICY;   /* no proof either way: a limit, with its error */
 		} else {
 			printf("%s is not a subset of %s\n", argv[optind], parent_path);
 			status = EXIT_WIDER;

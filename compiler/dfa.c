@@ -5,6 +5,7 @@
  * lists, the numbering (dfa_quotient) here.
  */
 #include "dfa_impl.h"
+#include "beec_limits.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -250,19 +251,25 @@ static void dfa_limit_diag(struct diag_ctx *dc, const struct dfa_rule *rules, si
 		for (size_t i = 0; i < n && !top[j]; i++)
 			if (rules[i].rule == rep->rules[j])
 				top[j] = &rules[i];
+	unsigned bound = rep->minimal ? o->max_states : rep->total ? o->max_build_total : o->max_build_states;
 	diag_error(dc, top[0] ? top[0]->loc : LOC_NONE,
-		   "the %s automaton is too large: %s more than %u states", dfa_kind_name(o->kind),
-		   rep->minimal ? "its minimal form has" : "building it takes",
-		   rep->minimal ? o->max_states : o->max_build_states);
-	unsigned named = rep->crowd > 3 && rep->nrules > 2 ? 2 : rep->nrules;
+		   "the %s automaton is too large: %s %zu states, more than the limit of %u",
+		   dfa_kind_name(o->kind),
+		   rep->minimal ? "its minimal form has" : rep->total ? "building it took" : "building it reached",
+		   rep->built, bound);
+	/* a diagnostic holds three notes: the last says how to raise the limit */
+	bool crowd = rep->crowd > 3 && rep->nrules > 2;
+	unsigned named = crowd ? 1 : rep->nrules > 2 ? 2 : rep->nrules;
 	for (unsigned j = 0; j < named; j++)
 		diag_note(dc, top[j]->loc, "glob '%s' accounts for %zu states", top[j]->glob,
 			  rep->states[j]);
-	if (named < rep->nrules)
+	if (crowd)
 		diag_note(dc, LOC_NONE,
 			  "%u globs take part in most states: patterns that may match anywhere "
 			  "(such as '**/...') multiply each other's states",
 			  rep->crowd);
+	beec_limit_note(dc, rep->minimal ? BEEC_LIMIT_states
+			    : rep->total ? BEEC_LIMIT_build_total : BEEC_LIMIT_build_states, bound);
 }
 
 int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opts *opts,
@@ -280,6 +287,8 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 		o.max_states = DFA_MAX_STATES;
 	if (o.max_build_states == 0)
 		o.max_build_states = DFA_DEFAULT_BUILD_STATES;
+	if (o.max_build_total == 0)
+		o.max_build_total = DFA_DEFAULT_BUILD_TOTAL;
 	*out = NULL;
 	nfa_init(&nfa);
 
@@ -307,7 +316,8 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	d = dfa_alloc(o.kind, rules, n);
 	d->perms_only = o.perms_only;
 	d->stats.nfa_states = (unsigned)nfa.n;
-	rc = dfa_fold_build(d, rules, n, !o.perms_only, o.max_build_states, o.max_states, &rep);
+	rc = dfa_fold_build(d, rules, n, !o.perms_only, o.max_build_states, o.max_build_total,
+			    o.max_states, &rep);
 	if (rc == -E2BIG) {
 		if (o.limit)
 			*o.limit = rep;

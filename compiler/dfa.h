@@ -62,6 +62,9 @@
 /* Building may need more states than the minimal automaton has; this bounds
  * its memory (about 0.5 KiB a state) and time. */
 #define DFA_DEFAULT_BUILD_STATES 262144u
+/* ... and all of them together: a policy of many rules each just under the
+ * bound would otherwise take minutes */
+#define DFA_DEFAULT_BUILD_TOTAL 16777216u
 
 /* What strings a domain holds; only changes which counterexample reads best. */
 #define DFA_KINDS(X)                                                   \
@@ -89,6 +92,8 @@ struct dfa_rule {
 struct dfa_limit_report {
 	bool minimal;            /* the minimal automaton has over max_states;
 				  * else building it went over max_build_states */
+	bool total;              /* building went over max_build_total states in
+				  * all (then built is that total) */
 	unsigned nrules;
 	unsigned rules[3];       /* dfa_rule.rule */
 	size_t states[3];        /* per rule, the states it accounts for: a rule
@@ -97,7 +102,10 @@ struct dfa_limit_report {
 				  * provenance while building, the states the
 				  * rule is alive in; else the size of its own
 				  * automaton */
-	size_t built;            /* states of the automaton that broke the limit */
+	size_t built;            /* states of the automaton that broke the limit:
+				  * with minimal, its size; else the count
+				  * reached when building stopped (the bound
+				  * plus one) */
 	unsigned crowd;          /* rules that may match after any prefix (or,
 				  * with provenance while building, are alive in
 				  * over half the states): several mean no one
@@ -117,6 +125,9 @@ struct dfa_build_opts {
 	 * dfa_string_rules the exact ones for a string. */
 	bool perms_only;
 	struct dfa_limit_report *limit;   /* optional, filled on -E2BIG */
+	/* of every automaton built on the way together, and the walks that
+	 * find each state's rules; 0: DFA_DEFAULT_BUILD_TOTAL */
+	unsigned max_build_total;
 };
 
 struct dfa;
@@ -214,11 +225,18 @@ struct dfa_widening {
 	unsigned *parent_rules;  /* every parent rule matching the example */
 	size_t nparent_rules;
 	bool well_formed;        /* the example is a well-formed path/name */
+	size_t searched;         /* product states visited, in the last phase */
 };
 
 /* Returns 0 (with w->found saying whether the child widens) or -EINVAL when
  * the kinds differ. Release w with dfa_widening_fini. */
 int dfa_widening_find(const struct dfa *child, const struct dfa *parent, struct dfa_widening *w);
+/* The same, giving up with -E2BIG (w->searched = max_states + 1) once one
+ * phase would visit more than max_states product states (0: the default of
+ * the 'search-states' limit): the product of two large automata can hold
+ * billions. An unfinished search proves nothing: callers fail closed. */
+int dfa_widening_find_bounded(const struct dfa *child, const struct dfa *parent, size_t max_states,
+			      struct dfa_widening *w);
 void dfa_widening_fini(struct dfa_widening *w);
 
 /* Deterministic text (--dump=dfa): classes, then every state with its

@@ -110,24 +110,30 @@ static uint32_t dfa_pairs_get(struct dfa_pairs *p, uint32_t a, uint32_t b)
 }
 
 /* Classes refining two class maps: writes class_of and, per new class, the
- * two old classes; returns the count. */
+ * two old classes; returns the count. At most 256 pairs occur, so a small
+ * hash of them does (a table over all 65536 pairs cost 128 KiB to clear on
+ * every product: most of the time of a 100,000-rule policy). */
 static uint32_t dfa_pair_classes(const uint8_t *ca, const uint8_t *cb, uint8_t *class_of,
 				 uint32_t *ra, uint32_t *rb)
 {
-	uint16_t *map = xmalloc(65536 * sizeof(uint16_t));
+	uint32_t key[512];      /* (ca << 8 | cb) + 1; 0 = empty */
+	uint16_t cls[512];
 	uint32_t k = 0;
-	memset(map, 0xff, 65536 * sizeof(uint16_t));
+	memset(key, 0, sizeof(key));
 	for (unsigned byte = 0; byte < 256; byte++) {
-		unsigned key = (unsigned)ca[byte] << 8 | cb[byte];
-		if (map[key] == 0xffff) {
-			map[key] = (uint16_t)k;
+		uint32_t kk = ((uint32_t)ca[byte] << 8 | cb[byte]) + 1;
+		uint32_t h = (kk * 2654435761u) >> 23;
+		while (key[h] && key[h] != kk)
+			h = (h + 1) & 511;
+		if (!key[h]) {
+			key[h] = kk;
+			cls[h] = (uint16_t)k;
 			ra[k] = ca[byte];
 			rb[k] = cb[byte];
 			k++;
 		}
-		class_of[byte] = (uint8_t)map[key];
+		class_of[byte] = (uint8_t)cls[h];
 	}
-	free(map);
 	return k;
 }
 
@@ -144,7 +150,22 @@ struct dfa_fold {
 	size_t memo_cap;
 	size_t limit;
 	size_t peak;
+	size_t reached;          /* states when a build stopped at the limit */
+	size_t spent, budget;    /* states built in all, and how many may be */
+	bool over_budget;
 };
+
+/* Counts n states built; -E2BIG once the total passes the budget: many
+ * constructions each under the bound may still take minutes together. */
+static int dfa_fold_spend(struct dfa_fold *f, size_t n)
+{
+	f->spent += n;
+	if (f->spent <= f->budget)
+		return 0;
+	f->reached = f->spent;
+	f->over_budget = true;
+	return -E2BIG;
+}
 
 static uint32_t dfa_fold_intern(struct dfa_fold *f, const uint32_t *v, size_t n)
 {
@@ -266,18 +287,24 @@ static int dfa_tab_product(struct dfa_fold *f, const struct dfa_tab *a, const st
 			uint32_t ta = a->trans[(size_t)sa * a->k + ra[c]];
 			uint32_t tb = b->trans[(size_t)sb * b->k + rb[c]];
 			out->trans[i * out->k + c] = dfa_pairs_get(&p, ta, tb);
+			/* stop at the first state past the bound, not a row later */
+			if (p.n > f->limit) {
+				f->reached = p.n;
+				dfa_pairs_fini(&p);
+				dfa_tab_fini(out);
+				return -E2BIG;
+			}
 		}
 		*VEC_PUSH(out->label, nl, lcap) = dfa_fold_combine(f, a->label[sa], b->label[sb]);
-		if (p.n > f->limit) {
-			dfa_pairs_fini(&p);
-			dfa_tab_fini(out);
-			return -E2BIG;
-		}
 	}
 	out->n = (uint32_t)p.n;
 	if (p.n > f->peak)
 		f->peak = p.n;
 	dfa_pairs_fini(&p);
+	if (dfa_fold_spend(f, out->n) < 0) {
+		dfa_tab_fini(out);
+		return -E2BIG;
+	}
 	return 0;
 }
 
@@ -293,6 +320,10 @@ static int dfa_tab_of_alt(struct dfa_fold *f, const struct dfa_rule *r, struct g
 	nfa_classes_compute(&nfa);
 	dfa_subset_init(&ss, &nfa, r, f->limit);
 	int rc = dfa_subset_run(&ss);
+	if (rc == -E2BIG)
+		f->reached = ss.sets.n + 1;   /* the state it refused to add */
+	if (rc == 0)
+		rc = dfa_fold_spend(f, ss.sets.n);
 	if (rc == 0) {
 		t->n = (uint32_t)ss.sets.n;
 		t->k = ss.k;
@@ -350,8 +381,8 @@ static uint32_t dfa_tab_dead(const struct dfa_tab *t);
 
 /* Marks in bits (words a state) the states of d that some string matching
  * the rule at position e ends in: a walk of d paired with the rule's DFA. */
-static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e, uint64_t *bits,
-			 size_t words)
+static int dfa_fold_may(struct dfa_fold *f, const struct dfa *d, const struct dfa_tab *rt, size_t e,
+			uint64_t *bits, size_t words)
 {
 	uint32_t ra[256], rb[256];
 	uint8_t class_of[256];
@@ -372,7 +403,10 @@ static void dfa_fold_may(const struct dfa *d, const struct dfa_tab *rt, size_t e
 			dfa_pairs_get(&p, d->next[(size_t)s * d->nclasses + ra[c]],
 				      rt->trans[(size_t)q * rt->k + rb[c]]);
 	}
+	size_t walked = p.n;
 	dfa_pairs_fini(&p);
+	/* a rule that may match anywhere walks all of d: these walks count */
+	return dfa_fold_spend(f, walked);
 }
 
 /* The dead state of t (nothing matched, no way out), or UINT32_MAX. */
@@ -454,6 +488,7 @@ static int dfa_tab_product_all(struct dfa_fold *f, const struct dfa_tab *rt, siz
 			}
 			uint32_t to = dfa_seqtab_intern(&tuples, next, nl, f->limit, &is_new);
 			if (to == UINT32_MAX) {
+				f->reached = tuples.n + 1;
 				rc = -E2BIG;
 				goto out;
 			}
@@ -463,6 +498,7 @@ static int dfa_tab_product_all(struct dfa_fold *f, const struct dfa_tab *rt, siz
 	out->n = (uint32_t)tuples.n;
 	if (tuples.n > f->peak)
 		f->peak = tuples.n;
+	rc = dfa_fold_spend(f, tuples.n);
 out:
 	if (rc) {
 		for (uint32_t i = 0; i < tuples.n; i++) {
@@ -620,9 +656,9 @@ static int dfa_fold_balanced(struct dfa_fold *f, const struct dfa_tab *rt, size_
 }
 
 int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool prov,
-		   size_t max_build, size_t max_states, struct dfa_limit_report *rep)
+		   size_t max_build, size_t max_total, size_t max_states, struct dfa_limit_report *rep)
 {
-	struct dfa_fold f = { .prov = prov, .limit = max_build };
+	struct dfa_fold f = { .prov = prov, .limit = max_build, .budget = max_total };
 	struct dfa_tab acc = { .n = 1, .k = 1 };
 	struct dfa_tab *rt = xcalloc(n ? n : 1, sizeof(*rt));
 	size_t *own = xcalloc(n ? n : 1, sizeof(size_t));
@@ -642,9 +678,14 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 			own[i] = rt[i].n;
 			anywhere[i] = dfa_tab_anywhere(&rt[i]);
 		}
+		if (rc == -E2BIG && f.over_budget) {
+			/* no one rule is over: the largest rule automata so far */
+			dfa_fold_report(rules, i, own, anywhere, SIZE_MAX, f.reached, rep);
+			goto over_budget;
+		}
 		if (rc == -E2BIG) {
 			/* this rule broke the bound; then the largest rule automata */
-			dfa_fold_report(rules, i, own, anywhere, i, max_build, rep);
+			dfa_fold_report(rules, i, own, anywhere, i, f.reached, rep);
 			goto out;
 		}
 		if (rc)
@@ -656,7 +697,8 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		 * folding one rule at a time into a growing automaton is O(n^2) */
 		rc = dfa_fold_balanced(&f, rt, n, &acc);
 		if (rc == -E2BIG) {
-			dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, max_build, rep);
+			dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, f.reached, rep);
+			rep->minimal = false;   /* a product on the way broke the bound */
 			goto out;
 		}
 		if (rc)
@@ -668,7 +710,7 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		dfa_tab_fini(&acc);
 		rc = dfa_tab_product_all(&f, rt, n, &acc, alive);
 		if (rc == -E2BIG) {
-			dfa_fold_report(rules, n, alive, anywhere, SIZE_MAX, max_build, rep);
+			dfa_fold_report(rules, n, alive, anywhere, SIZE_MAX, f.reached, rep);
 			rep->minimal = false;
 			rep->crowd = 0;
 			for (size_t j = 0; j < n; j++)
@@ -712,8 +754,13 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 	free(plabel);
 	free(perms);
 	if (!prov && d->nstates <= max_states)
-		for (size_t i = 0; i < n; i++)
-			dfa_fold_may(d, &rt[i], i, bits, words);
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = dfa_fold_may(&f, d, &rt[i], i, bits, words);
+	if (rc) {
+		free(bits);
+		dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, f.reached, rep);
+		goto over_budget;
+	}
 	dfa_rules_fill(d, bits, words);
 	free(bits);
 	d->stats.subset_states = (unsigned)f.peak;
@@ -722,7 +769,17 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, d->nstates, rep);
 		rc = -E2BIG;
 	}
+	goto out;
+over_budget:
+	rep->minimal = false;
+	rep->total = true;
+	rc = -E2BIG;
 out:
+	if (rc == -E2BIG && f.over_budget && !rep->total) {
+		/* a product or the provenance product went over the budget */
+		rep->total = true;
+		rep->minimal = false;
+	}
 	for (size_t i = 0; i < n; i++)
 		dfa_tab_fini(&rt[i]);
 	free(rt);

@@ -187,7 +187,7 @@ void dfa_tab_fini(struct dfa_tab *t);
  * may match: some string ending in the state matches them). -E2BIG (with
  * rep) past max_build states built at once or max_states in the result. */
 int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool prov,
-		   size_t max_build, size_t max_states, struct dfa_limit_report *rep);
+		   size_t max_build, size_t max_total, size_t max_states, struct dfa_limit_report *rep);
 
 /* Which input rules s matches, by running their globs' NFA: sets matched[i]
  * (the globs must parse). */

@@ -9,6 +9,7 @@
  * first finds nothing, walks every string. A widening on malformed strings
  * is still a widening: attenuation must fail closed.
  */
+#include "beec_limits.h"
 #include "dfa_impl.h"
 #include "mem.h"
 
@@ -58,6 +59,8 @@ struct dfa_search {
 	struct dfa_node *nodes;
 	size_t nnodes, nodecap;
 	uint64_t *keys;          /* visited: key + 1, 0 = empty */
+	size_t limit;            /* nodes a phase may visit */
+	bool over;               /* a phase hit the limit */
 	size_t nslots, nused;
 };
 
@@ -212,8 +215,12 @@ static void dfa_search_visit(struct dfa_search *s, unsigned sc, unsigned sp, uns
 {
 	uint64_t key = dfa_search_key(sc, sp, shape);
 	size_t i = dfa_search_slot(s, key);
-	if (s->keys[i])
+	if (s->keys[i] || s->over)
 		return;
+	if (s->nnodes >= s->limit) {
+		s->over = true;
+		return;
+	}
 	s->keys[i] = key;
 	struct dfa_node *n = VEC_PUSH(s->nodes, s->nnodes, s->nodecap);
 	*n = (struct dfa_node){ (uint16_t)sc, (uint16_t)sp, (uint8_t)shape, byte, parent };
@@ -243,7 +250,7 @@ static uint32_t dfa_search_run(struct dfa_search *s, enum dfa_shape start)
 	memset(s->keys, 0, s->nslots * sizeof(uint64_t));
 	s->nused = 0;
 	dfa_search_visit(s, 0, 0, start, 0, UINT32_MAX);
-	for (size_t h = 0; h < s->nnodes; h++) {
+	for (size_t h = 0; h < s->nnodes && !s->over; h++) {
 		struct dfa_node n = s->nodes[h];
 		if ((c->perms[n.sc] & ~p->perms[n.sp]) && dfa_shape_done(kind, n.shape))
 			return (uint32_t)h;
@@ -309,7 +316,14 @@ static void dfa_widening_fill(struct dfa_widening *w, const struct dfa_search *s
 
 int dfa_widening_find(const struct dfa *child, const struct dfa *parent, struct dfa_widening *w)
 {
+	return dfa_widening_find_bounded(child, parent, 0, w);
+}
+
+int dfa_widening_find_bounded(const struct dfa *child, const struct dfa *parent, size_t max_states,
+			      struct dfa_widening *w)
+{
 	struct dfa_search s = { .child = child, .parent = parent };
+	s.limit = max_states ? max_states : beec_limit_default(BEEC_LIMIT_search_states);
 	memset(w, 0, sizeof(*w));
 	if (child->kind != parent->kind)
 		return -EINVAL;
@@ -318,16 +332,18 @@ int dfa_widening_find(const struct dfa *child, const struct dfa *parent, struct 
 	s.nslots = 1024;
 	s.keys = xcalloc(s.nslots, sizeof(uint64_t));
 	uint32_t at = dfa_search_run(&s, DFA_SHAPE_START);
-	if (at == UINT32_MAX)
+	if (at == UINT32_MAX && !s.over)
 		at = dfa_search_run(&s, DFA_SHAPE_FREE);
-	if (at != UINT32_MAX)
+	w->searched = s.over ? s.limit + 1 : s.nnodes;
+	if (at != UINT32_MAX && !s.over)
 		dfa_widening_fill(w, &s, at);
+	int rc = s.over ? -E2BIG : 0;
 
 	free(s.pcls);
 	free(s.order);
 	free(s.nodes);
 	free(s.keys);
-	return 0;
+	return rc;
 }
 
 void dfa_widening_fini(struct dfa_widening *w)

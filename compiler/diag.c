@@ -193,6 +193,7 @@ static char *vformat(const char *fmt, va_list ap)
 static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc loc,
 			const char *fmt, va_list ap)
 {
+	dc->dropped_last = true;
 	if (sev == DIAG_ERROR) {
 		if (dc->errors >= DIAG_MAX_ERRORS) {
 			dc->truncated = true;
@@ -200,10 +201,18 @@ static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc 
 		}
 		dc->errors++;
 	}
+	if (sev == DIAG_WARNING) {
+		if (dc->warnings >= DIAG_MAX_WARNINGS) {
+			dc->warnings_dropped++;
+			return;
+		}
+		dc->warnings++;
+	}
 	/* room first, then the text, then the record: exhaustion at either
 	 * step leaves the queue as it was */
 	mem_grow((void **)&dc->items, &dc->cap, dc->n + 1, sizeof(*dc->items));
 	char *msg = vformat(fmt, ap);
+	dc->dropped_last = false;
 	struct diag *d = &dc->items[dc->n++];
 	memset(d, 0, sizeof(*d));
 	d->severity = sev;
@@ -238,7 +247,7 @@ void diag_add(struct diag_ctx *dc, enum diag_severity sev, struct loc loc, const
 
 void diag_note(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 {
-	if (dc->n == 0 || dc->truncated)
+	if (dc->n == 0 || dc->truncated || dc->dropped_last)
 		return;
 	struct diag *d = &dc->items[dc->n - 1];
 	if (d->nnotes == 3)
@@ -260,8 +269,15 @@ static const char *const severity_name[] = {
 	[DIAG_ERROR] = "error", [DIAG_WARNING] = "warning", [DIAG_NOTE] = "note",
 };
 
+/* The widest piece of a source line a diagnostic shows: a hostile policy's
+ * one-line megabyte string must not become a megabyte of stderr. */
+#define DIAG_LINE_SHOWN 160
+#define DIAG_LINE_BEFORE 40
+
 /* The source line of loc with a caret span under it. Tabs are kept in the
- * gutter so the caret lines up; bytes that do not print become '?'. */
+ * gutter so the caret lines up; bytes that do not print become '?'. A long
+ * line is cut to the part around the span, "..." marking each cut. Each
+ * line goes out in one write (stderr is unbuffered). */
 static void print_caret(struct loc l, FILE *out)
 {
 	unsigned line, col;
@@ -270,24 +286,36 @@ static void print_caret(struct loc l, FILE *out)
 	size_t bol = l.off - (col - 1), eol = bol;
 	while (eol < l.src->len && text[eol] != '\n' && text[eol] != '\r')
 		eol++;
-	fprintf(out, "%5u | ", line);
-	for (size_t i = bol; i < eol; i++) {
-		unsigned char c = (unsigned char)text[i];
-		fputc(c == '\t' || c >= 0x20 ? c : '?', out);
+	size_t from = bol, to = eol;
+	if (eol - bol > DIAG_LINE_SHOWN) {
+		from = l.off - bol > DIAG_LINE_BEFORE ? l.off - DIAG_LINE_BEFORE : bol;
+		to = from + DIAG_LINE_SHOWN < eol ? from + DIAG_LINE_SHOWN : eol;
 	}
-	fputs("\n      | ", out);
-	for (size_t i = bol; i < l.off; i++)
-		fputc(text[i] == '\t' ? '\t' : ' ', out);
+	const char *pre = from > bol ? "..." : "", *post = to < eol ? "..." : "";
+	char buf[DIAG_LINE_SHOWN + 32];
+	size_t k = 0;
+	for (size_t i = from; i < to; i++) {
+		unsigned char c = (unsigned char)text[i];
+		buf[k++] = c == '\t' || c >= 0x20 ? (char)c : '?';
+	}
+	fprintf(out, "%5u | %s%.*s%s\n", line, pre, (int)k, buf, post);
+	k = 0;
+	for (size_t i = 0; i < strlen(pre); i++)
+		buf[k++] = ' ';
+	for (size_t i = from; i < l.off; i++)
+		buf[k++] = text[i] == '\t' ? '\t' : ' ';
 	size_t end = l.off + (l.len ? l.len : 1);
 	if (end > eol)
 		end = eol > l.off ? eol : l.off + 1;
-	fputc('^', out);
+	if (end > to && to > l.off)
+		end = to;
+	buf[k++] = '^';
 	for (size_t i = l.off + 1; i < end; i++) {
 		/* one mark per character, not per UTF-8 continuation byte */
 		if (((unsigned char)text[i] & 0xc0) != 0x80)
-			fputc('~', out);
+			buf[k++] = '~';
 	}
-	fputc('\n', out);
+	fprintf(out, "      | %.*s\n", (int)k, buf);
 }
 
 static void print_one(struct loc loc, const char *sev, const char *msg, FILE *out)
@@ -318,6 +346,9 @@ void diag_print(const struct diag_ctx *dc, FILE *out)
 			}
 		}
 	}
+	if (dc->warnings_dropped)
+		fprintf(out, "beec: %zu more warning%s not shown (the first %d are)\n", dc->warnings_dropped,
+			dc->warnings_dropped == 1 ? "" : "s", DIAG_MAX_WARNINGS);
 	if (dc->truncated)
 		fprintf(out, "beec: too many errors (stopped after %d)\n", DIAG_MAX_ERRORS);
 }

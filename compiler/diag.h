@@ -23,6 +23,9 @@
 #include <stdio.h>
 
 #define DIAG_MAX_ERRORS 10
+/* Warnings past this many are counted, not queued: a policy of 100,000
+ * duplicate entries must not queue (and print) 100,000 records. */
+#define DIAG_MAX_WARNINGS 100
 
 /* A named text held in memory. Owns name and text. text is NUL-terminated
  * one byte past len (the text itself may contain NUL bytes). */
@@ -80,6 +83,9 @@ struct diag_ctx {
 	size_t n, cap;
 	unsigned errors;
 	bool truncated;      /* errors were dropped past DIAG_MAX_ERRORS */
+	unsigned warnings;
+	size_t warnings_dropped;  /* past DIAG_MAX_WARNINGS */
+	bool dropped_last;   /* the last record was dropped: so are its notes */
 };
 
 void diag_init(struct diag_ctx *dc);

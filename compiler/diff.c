@@ -15,23 +15,26 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 	bool *exclude = xcalloc(child->ir->nrules + 1, sizeof(*exclude));
 	/* each round re-lowers this domain alone, without the rules explained */
 	struct lower_opts o = { .sz = sizeof(o), .max_states = lo ? lo->max_states : 0,
-				.domains = 1u << dom, .exclude = exclude };
+				.domains = 1u << dom, .exclude = exclude,
+				.limits = lo ? lo->limits : NULL };
 	const struct lowered *cur = child;
 	struct lowered *owned = NULL;
 	int err = 0;
 	for (int round = 0; round < DIFF_MAX_PER_DOMAIN; round++) {
 		struct attenuate_widening w;
-		int wide = attenuate_domain(cur, parent, dom, &w);
+		int wide = attenuate_domain_opts(cur, parent, dom, o.limits, &w);
 		if (wide < 0)
 			mem_raise(__func__);   /* exhausted in the nested entry: unwind to ours */
 		if (!wide)
 			break;
-		/* a net rule is the netset's copy, freed with the round's lowering:
-		 * the entry points at the IR's rule, which outlives the diff */
-		if (w.child_rule)
-			w.child_rule = lowered_rule(child, w.child_rule->index);
-		if (w.parent_rule)
-			w.parent_rule = lowered_rule(parent, w.parent_rule->index);
+		if (w.too_large) {
+			/* what cannot be compared cannot be listed: an error, not a guess */
+			diag_error(dc, LOC_NONE, "cannot compare [%s]: the search reached %zu states, "
+				   "more than the limit of %zu", ir_domain_name(dom), w.searched, w.limit);
+			beec_limit_note(dc, BEEC_LIMIT_search_states, (unsigned)w.limit);
+			err = -1;
+			break;
+		}
 		struct diff_entry *e = VEC_PUSH(out->entries, out->n, out->cap);
 		e->added = added;
 		e->w = w;

@@ -328,6 +328,21 @@ static size_t glob_brace_close(const struct glob_tok *t, size_t open)
 	}
 }
 
+static size_t glob_seqs_len(const struct glob_seqs *ss)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ss->n; i++)
+		n += ss->v[i].n;
+	return n;
+}
+
+static int glob_error_items(const struct glob_lexer *lx, size_t off, size_t len, size_t items)
+{
+	return glob_error_set(lx->err, off, len,
+			      "braces expand to %zu pattern items, more than the limit of %d", items,
+			      GLOB_MAX_ITEMS);
+}
+
 /* Expands tokens [lo, hi) into *out (every alternative in order). */
 static int glob_expand(const struct glob_lexer *lx, size_t lo, size_t hi, struct glob_seqs *out)
 {
@@ -368,6 +383,13 @@ static int glob_expand(const struct glob_lexer *lx, size_t lo, size_t hi, struct
 					      "braces expand to more than %d alternatives",
 					      GLOB_MAX_ALTS);
 		}
+		/* every alternative of cur followed by every one of alts */
+		size_t items = alts.n * glob_seqs_len(&cur) + cur.n * glob_seqs_len(&alts);
+		if (items > GLOB_MAX_ITEMS) {
+			glob_seqs_fini(&alts);
+			glob_seqs_fini(&cur);
+			return glob_error_items(lx, t[i].off, t[close].off + 1 - t[i].off, items);
+		}
 		struct glob_seqs next = { 0 };
 		for (size_t a = 0; a < cur.n; a++) {
 			for (size_t b = 0; b < alts.n; b++) {
@@ -387,6 +409,12 @@ static int glob_expand(const struct glob_lexer *lx, size_t lo, size_t hi, struct
 		return glob_error_set(lx->err, lo < hi ? t[lo].off : 0,
 				      lo < hi ? t[hi - 1].off + t[hi - 1].len - t[lo].off : 0,
 				      "braces expand to more than %d alternatives", GLOB_MAX_ALTS);
+	}
+	size_t items = glob_seqs_len(out) + glob_seqs_len(&cur);
+	if (items > GLOB_MAX_ITEMS) {
+		glob_seqs_fini(&cur);
+		return glob_error_items(lx, lo < hi ? t[lo].off : 0,
+					lo < hi ? t[hi - 1].off + t[hi - 1].len - t[lo].off : 0, items);
 	}
 	for (size_t k = 0; k < cur.n; k++)
 		*VEC_PUSH(out->v, out->n, out->cap) = cur.v[k];

@@ -47,6 +47,10 @@
 
 /* A brace expansion larger than this is refused rather than lowered. */
 #define GLOB_MAX_ALTS 1024
+/* Nor may its alternatives hold more items together: 1024 alternatives of
+ * a 4 KiB path would be 4 million items, and as many automaton states to
+ * fold one alternative at a time. */
+#define GLOB_MAX_ITEMS 65536
 
 /* A set of bytes, bit b of w[b / 64]. */
 struct glob_byteset {

@@ -68,21 +68,34 @@ int beec_policy__read_any(struct beec_policy *p, const char *path, const struct 
 	return MEM_PROTECT(-ENOMEM, beec_policy__read_any_body(p, path, opts, dc));
 }
 
-static int beec_policy__parse_body(struct beec_policy *p, struct diag_ctx *dc)
+/* opts->limits, when the caller's struct is new enough to hold it */
+static const struct beec_limits *opts_limits(const struct beec_opts *opts)
 {
-	if (toml_parse(p->src, dc, &p->doc) < 0)
+	if (opts && opts->sz >= offsetof(struct beec_opts, limits) + sizeof(opts->limits))
+		return opts->limits;
+	return NULL;
+}
+
+static int beec_policy__parse_body(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+{
+	if (toml_parse_limits(p->src, opts_limits(opts), dc, &p->doc) < 0)
 		return -EINVAL;
 	return 0;
 }
 
 int beec_policy__parse(struct beec_policy *p, struct diag_ctx *dc)
 {
-	return MEM_PROTECT(-ENOMEM, beec_policy__parse_body(p, dc));
+	return MEM_PROTECT(-ENOMEM, beec_policy__parse_body(p, NULL, dc));
+}
+
+int beec_policy__parse_opts(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__parse_body(p, opts, dc));
 }
 
 static int beec_policy__build_body(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
 {
-	struct schema_opts so = { .sz = sizeof(so) };
+	struct schema_opts so = { .sz = sizeof(so), .limits = opts_limits(opts) };
 	if (p->pack_defines) {
 		so.defines = (const char *const *)p->pack_defines;
 		so.ndefines = p->npack_defines;
@@ -106,7 +119,7 @@ static int beec_policy__load_body(struct beec_policy *p, const char *path, const
 	int err = beec_policy__read(p, path);
 	if (err)
 		return err;
-	err = beec_policy__parse(p, dc);
+	err = beec_policy__parse_opts(p, opts, dc);
 	if (err)
 		return err;
 	return beec_policy__build(p, opts, dc);
@@ -120,7 +133,7 @@ int beec_policy__load(struct beec_policy *p, const char *path, const struct beec
 
 static int beec_policy__lower_body(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc)
 {
-	struct lower_opts lo = { .sz = sizeof(lo) };
+	struct lower_opts lo = { .sz = sizeof(lo), .limits = opts_limits(opts) };
 	if (opts && opts->sz >= offsetof(struct beec_opts, max_states) + sizeof(opts->max_states))
 		lo.max_states = opts->max_states;
 	if (lower_policy(p->ir, &lo, dc, &p->lw) < 0)

@@ -21,6 +21,7 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "beec_limits.h"
 #include "lower.h"
 #include "toml.h"
 
@@ -35,6 +36,9 @@ struct beec_opts {
 	size_t ndefines;
 	unsigned max_states;             /* per automaton; 0: the default */
 	size_t max_input;                /* bytes of one input file; 0: SOURCE_MAX_DEFAULT */
+	/* every other bound (beec_limits.h); NULL: the defaults. A max_states
+	 * given above wins over limits->states. */
+	const struct beec_limits *limits;
 };
 
 struct beec_policy {
@@ -60,6 +64,8 @@ int beec_policy__read_any(struct beec_policy *p, const char *path, const struct 
 int beec_policy__read(struct beec_policy *p, const char *path);
 /* Returns 0, or -EINVAL with diagnostics queued in dc. */
 int beec_policy__parse(struct beec_policy *p, struct diag_ctx *dc);
+/* The same within opts->limits (opts may be NULL). */
+int beec_policy__parse_opts(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc);
 int beec_policy__build(struct beec_policy *p, const struct beec_opts *opts, struct diag_ctx *dc);
 
 /* Read, parse and build. Returns 0; a negative errno when the file cannot

@@ -66,10 +66,13 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		}
 		n++;
 	}
+	struct beec_limits lim = beec_limits_resolve(opts ? opts->limits : NULL);
 	struct dfa_build_opts o = {
 		.sz = sizeof(o),
 		.kind = kind,
-		.max_states = opts ? opts->max_states : 0,
+		.max_states = opts && opts->max_states ? opts->max_states : lim.states,
+		.max_build_states = lim.build_states,
+		.max_build_total = lim.build_total,
 		/* map images need permissions only; exact rules for one input
 		 * come from dfa_string_rules (provenance automata multiply) */
 		.perms_only = true,

@@ -16,6 +16,7 @@
 
 #include "dfa.h"
 #include "ir.h"
+#include "beec_limits.h"
 #include "netset.h"
 
 struct lower_opts {
@@ -26,6 +27,8 @@ struct lower_opts {
 	const bool *exclude;    /* [ir->nrules]: rules to leave out, or NULL
 				 * (beec diff lowers a policy without the
 				 * rules it has already explained) */
+	/* 'states' (when max_states is 0) and 'build-states'; NULL: defaults */
+	const struct beec_limits *limits;
 };
 
 struct lowered {

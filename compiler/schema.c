@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 #define SCHEMA_NAME_MAX       64
 #define SCHEMA_PATH_MAX       4096
@@ -36,6 +37,10 @@ struct schema {
 	struct ir_policy *pol;
 	struct ir_rule *rules;       /* built here, copied into the arena at the end */
 	size_t nrules, cap;
+	uint32_t *slots;             /* rules by content, for duplicates: index + 1 */
+	size_t nslots;
+	struct beec_limits lim;
+	bool limit_hit;              /* a limit stopped the walk */
 	bool failed;
 	bool seen_version, seen_name;
 };
@@ -83,7 +88,16 @@ static void swarn(struct schema *s, struct loc loc, const char *fmt, ...)
 /* Stop once an error past the cap was dropped: the printout then says so. */
 static bool stop(const struct schema *s)
 {
-	return s->dc->truncated;
+	return s->dc->truncated || s->limit_hit;
+}
+
+/* A limit hit at loc: one error naming it, and the walk stops. */
+static int limit_error(struct schema *s, struct loc loc, enum beec_limit which, const char *what)
+{
+	serr(s, loc, "%s, more than the limit of %u", what, beec_limit_get(&s->lim, which));
+	beec_limit_note(s->dc, which, beec_limit_get(&s->lim, which));
+	s->limit_hit = true;
+	return -1;
 }
 
 #define SHOWLEN 96
@@ -244,6 +258,11 @@ static int expand(struct schema *s, const struct toml_node *n, struct xstr *x)
 	x->s[0] = '\0';
 
 	for (size_t i = 0; i < len;) {
+		if (x->n >= s->lim.string_bytes) {
+			char what[96];
+			snprintf(what, sizeof(what), "string of %zu bytes after ${NAME} expansion", x->n + 1);
+			return limit_error(s, n->loc, BEEC_LIMIT_string_bytes, what);
+		}
 		if (r[i] != '$') {
 			xs_push(x, r[i], i, i + 1);
 			i++;
@@ -286,8 +305,16 @@ static int expand(struct schema *s, const struct toml_node *n, struct xstr *x)
 			free(nm);
 			return -1;
 		}
-		for (const char *v = val; *v; v++)
+		/* each ${NAME} may multiply the string: bound it as it grows */
+		for (const char *v = val; *v; v++) {
+			if (x->n >= s->lim.string_bytes) {
+				char what[160];
+				snprintf(what, sizeof(what), "string of %zu bytes once '${%.*s}' is expanded",
+					 x->n + 1, (int)(nl < 64 ? nl : 64), name);
+				return limit_error(s, ref, BEEC_LIMIT_string_bytes, what);
+			}
 			xs_push(x, *v, i, j + 1);
+		}
 		i = j + 1;
 	}
 	return 0;
@@ -596,21 +623,75 @@ static bool same_rule(const struct ir_rule *a, const struct ir_rule *b)
 	return false;
 }
 
-/* Adds r unless the same rule is already in its list (then warns). */
+/* A hash of what same_rule compares (equal rules, equal hashes). */
+static uint64_t rule_hash(const struct ir_rule *r)
+{
+	switch (r->kind) {
+	case IR_RULE_FS_READ:
+	case IR_RULE_FS_WRITE:
+	case IR_RULE_FS_DENY:
+	case IR_RULE_ENV_ALLOW:
+	case IR_RULE_ENV_SET:
+	case IR_RULE_EXEC_ALLOW:
+		return XXH3_64bits_withSeed(r->text, strlen(r->text), r->kind);
+	case IR_RULE_NET_CONNECT:
+	case IR_RULE_NET_BIND:
+	case IR_RULE_NET_DENY: {
+		uint8_t key[24];
+		memcpy(key, r->net.addr, 16);
+		memcpy(key + 16, &r->net.port_lo, 2);
+		memcpy(key + 18, &r->net.port_hi, 2);
+		key[20] = r->net.prefix;
+		key[21] = (uint8_t)r->net.proto;
+		key[22] = (uint8_t)r->net.family;
+		key[23] = 0;
+		return XXH3_64bits_withSeed(key, sizeof(key), r->kind);
+	}
+	case IR_RULE_KIND_COUNT:
+		break;
+	}
+	return 0;
+}
+
+/* The slot of r's content: where an equal rule sits, or an empty one. */
+static size_t rule_slot(const struct schema *s, const struct ir_rule *r)
+{
+	size_t i = (size_t)rule_hash(r) & (s->nslots - 1);
+	while (s->slots[i] && !same_rule(&s->rules[s->slots[i] - 1], r))
+		i = (i + 1) & (s->nslots - 1);
+	return i;
+}
+
+/* Adds r unless the same rule is already in its list (then warns). A hash
+ * of the rules finds duplicates: a policy of many rules stays linear. */
 static void rule_add(struct schema *s, const struct ir_rule *r, const char *shown)
 {
 	char kb[32], b1[SHOWLEN];
-	for (size_t i = 0; i < s->nrules; i++) {
-		if (same_rule(&s->rules[i], r)) {
-			swarn(s, r->loc, "duplicate entry '%s' in '%s'", show(b1, shown, strlen(shown)),
-			      kind_name(r->kind, kb));
-			diag_note(s->dc, s->rules[i].loc, "first listed here");
-			return;
-		}
+	if (s->nrules * 2 >= s->nslots) {
+		free(s->slots);
+		s->nslots = s->nslots ? s->nslots * 2 : 256;
+		s->slots = xcalloc(s->nslots, sizeof(*s->slots));
+		for (size_t i = 0; i < s->nrules; i++)
+			s->slots[rule_slot(s, &s->rules[i])] = (uint32_t)(i + 1);
+	}
+	size_t slot = rule_slot(s, r);
+	if (s->slots[slot]) {
+		const struct ir_rule *first = &s->rules[s->slots[slot] - 1];
+		swarn(s, r->loc, "duplicate entry '%s' in '%s'", show(b1, shown, strlen(shown)),
+		      kind_name(r->kind, kb));
+		diag_note(s->dc, first->loc, "first listed here");
+		return;
+	}
+	if (s->nrules >= s->lim.rules) {
+		char what[64];
+		snprintf(what, sizeof(what), "policy of %zu rules", s->nrules + 1);
+		limit_error(s, r->loc, BEEC_LIMIT_rules, what);
+		return;
 	}
 	struct ir_rule *d = VEC_PUSH(s->rules, s->nrules, s->cap);
 	*d = *r;
 	d->index = (unsigned)(s->nrules - 1);
+	s->slots[slot] = (uint32_t)s->nrules;
 }
 
 static int pin_outside_exec(struct schema *s, const struct xstr *x, enum ir_rule_kind kind)
@@ -1108,6 +1189,8 @@ int schema_build(const struct toml_doc *doc, const struct schema_opts *opts,
 		s.defines = opts->defines;
 		s.ndefines = opts->defines ? opts->ndefines : 0;
 	}
+	s.lim = beec_limits_resolve(opts && opts->sz >= offsetof(struct schema_opts, limits) +
+						   sizeof(opts->limits) ? opts->limits : NULL);
 	s.pol = xcalloc(1, sizeof(*s.pol));
 	s.pol->src = doc->src;
 	s.pol->audit = IR_AUDIT_DENY;
@@ -1115,6 +1198,7 @@ int schema_build(const struct toml_doc *doc, const struct schema_opts *opts,
 	if (check_defines(&s) == 0)
 		top_level(&s, doc->root);
 
+	free(s.slots);
 	if (s.failed) {
 		free(s.rules);
 		ir_policy_free(s.pol);

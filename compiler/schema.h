@@ -10,12 +10,14 @@
 
 #include "diag.h"
 #include "ir.h"
+#include "beec_limits.h"
 #include "toml.h"
 
 struct schema_opts {
 	size_t sz;                       /* sizeof(struct schema_opts) */
 	const char *const *defines;      /* "NAME=VALUE" strings */
 	size_t ndefines;
+	const struct beec_limits *limits;  /* 'rules', 'string-bytes'; NULL: defaults */
 };
 
 /* Returns 0 and *out (freed with ir_policy_free), or -1 with diagnostics

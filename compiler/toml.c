@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -183,8 +184,29 @@ int toml_lex_escape(struct toml_parser *p, const char *s, size_t n, uint32_t off
 			  "invalid escape sequence '\\%.*s'", (int)(len ? len : 1), s + 1);
 }
 
+/* Queues the error of a limit hit at l and stops the parse; returns -1. */
+static int limit_error(struct toml_parser *p, struct loc l, enum beec_limit which, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int limit_error(struct toml_parser *p, struct loc l, enum beec_limit which, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	diag_error(p->dc, l, "%s, more than the limit of %u", msg, beec_limit_get(&p->lim, which));
+	beec_limit_note(p->dc, which, beec_limit_get(&p->lim, which));
+	p->limit_hit = true;
+	return -1;
+}
+
 struct toml_node *toml_lex_buf_node(struct toml_parser *p, uint32_t off, uint32_t len)
 {
+	if (p->blen > p->lim.string_bytes) {
+		limit_error(p, loc_at(p, off, len), BEEC_LIMIT_string_bytes, "string of %zu bytes", p->blen);
+		return NULL;
+	}
 	struct toml_node *n = node_new(p, TOML_STRING, loc_at(p, off, len));
 	n->str.ptr = arena_strndup(&p->doc->arena, p->buf ? p->buf : "", p->blen);
 	n->str.len = p->blen;
@@ -356,6 +378,17 @@ void toml_lex_push(struct toml_parser *p, enum toml_lex_ctx c, struct loc at)
 	p->ctx[p->depth++] = c;
 }
 
+int toml_lex_open(struct toml_parser *p, enum toml_lex_ctx c, struct loc at)
+{
+	/* brackets open inside each other are levels of the tree: the check
+	 * on the tree (toml_build_*) would come too late for the stack here */
+	if (p->depth >= p->lim.depth)
+		return limit_error(p, at, BEEC_LIMIT_depth, "arrays and inline tables nested %u deep",
+				   p->depth + 1);
+	p->ctx[p->depth++] = c;
+	return 0;
+}
+
 /* ---- tables and keys -------------------------------------------------- */
 
 struct toml_keypath *toml_keypath_new(struct toml_key k)
@@ -448,16 +481,23 @@ static void *arena_grow(struct toml_parser *p, void *items, size_t n, size_t *ca
 	return fresh;
 }
 
-static struct toml_kv *table_add(struct toml_parser *p, struct toml_node *t,
-				 const struct toml_key *k, struct toml_node *val)
+/* Adds k = val to t; -1 (error queued) past 'table-keys' or 'keys'. */
+static int table_add(struct toml_parser *p, struct toml_node *t, const struct toml_key *k,
+		     struct toml_node *val)
 {
+	/* lookups in a table are linear: its size bounds their cost */
+	if (t->tab.n >= p->lim.table_keys)
+		return limit_error(p, k->loc, BEEC_LIMIT_table_keys, "table with %zu keys", t->tab.n + 1);
+	if (p->nkeys >= p->lim.keys)
+		return limit_error(p, k->loc, BEEC_LIMIT_keys, "document with %zu keys", p->nkeys + 1);
+	p->nkeys++;
 	t->tab.items = arena_grow(p, t->tab.items, t->tab.n, &t->tab.cap, sizeof(*t->tab.items));
 	struct toml_kv *kv = &t->tab.items[t->tab.n++];
 	kv->key = k->ptr;
 	kv->keylen = k->len;
 	kv->key_loc = k->loc;
 	kv->val = val;
-	return kv;
+	return 0;
 }
 
 static struct toml_node *table_new(struct toml_parser *p, struct loc l,
@@ -498,16 +538,47 @@ static const char *keyval_name(struct toml_parser *p, const struct toml_keypath 
 	return arena_printf(&p->doc->arena, "%s.%s", p->section_name, rel);
 }
 
+/* Checks the size of each part of kp and that a value of height h under
+ * kp, from a table at depth base, stays within 'depth'. */
+static int keypath_check(struct toml_parser *p, const struct toml_keypath *kp, size_t base, size_t h)
+{
+	for (size_t i = 0; i < kp->n; i++)
+		if (kp->parts[i].len > p->lim.key_bytes)
+			return limit_error(p, kp->parts[i].loc, BEEC_LIMIT_key_bytes, "key of %zu bytes",
+					   kp->parts[i].len);
+	if (base + kp->n + h > p->lim.depth) {
+		size_t at = p->lim.depth >= base ? p->lim.depth - base : 0;
+		struct loc l = at < kp->n ? loc_span(kp->parts[at].loc, kp->parts[kp->n - 1].loc)
+					  : kp->parts[kp->n - 1].loc;
+		return limit_error(p, l, BEEC_LIMIT_depth, "key nested %zu levels deep", base + kp->n + h);
+	}
+	return 0;
+}
+
+static size_t value_height(const struct toml_node *v)
+{
+	return v->type == TOML_ARRAY || v->type == TOML_TABLE ? v->height : 0;
+}
+
 int toml_build_keyval(struct toml_parser *p, struct toml_keypath *kp, struct toml_node *val)
 {
 	struct toml_node *t = p->ninl ? p->inl[p->ninl - 1] : p->section;
 	unsigned section = t->tab.section;
-	int ret = 0;
+	/* an inline table grows from the bottom: its height; a section knows
+	 * its depth from the top */
+	size_t base = p->ninl ? 0 : t->depth;
+	int ret = keypath_check(p, kp, base, value_height(val));
+	if (ret < 0)
+		goto out;
+	if (p->ninl && kp->n + value_height(val) > t->height)
+		t->height = (uint16_t)(kp->n + value_height(val));
 	for (size_t i = 0; i + 1 < kp->n; i++) {
 		const struct toml_kv *kv = toml_table_find(t, kp->parts[i].ptr, kp->parts[i].len);
 		if (!kv) {
 			struct toml_node *sub = table_new(p, kp->parts[i].loc, TOML_TABLE_DOTTED, section);
-			table_add(p, t, &kp->parts[i], sub);
+			sub->depth = (uint16_t)(base + i + 1);
+			if ((ret = table_add(p, t, &kp->parts[i], sub)) < 0)
+				goto out;
 			t = sub;
 			continue;
 		}
@@ -536,7 +607,7 @@ int toml_build_keyval(struct toml_parser *p, struct toml_keypath *kp, struct tom
 		diag_note(p->dc, dup->key_loc, "first defined here");
 		goto out;
 	}
-	table_add(p, t, last, val);
+	ret = table_add(p, t, last, val);
 out:
 	toml_keypath_free(kp);
 	return ret;
@@ -545,13 +616,19 @@ out:
 int toml_build_table(struct toml_parser *p, struct loc l, struct toml_keypath *kp, bool aot)
 {
 	struct toml_node *t = p->doc->root;
-	int ret = 0;
 	unsigned section = ++p->next_section;
+	/* the sizes and the depth as written; tables of arrays of tables on
+	 * the way add their level below, checked once the walk is done */
+	int ret = keypath_check(p, kp, 0, aot);
+	if (ret < 0)
+		goto out;
 	for (size_t i = 0; i + 1 < kp->n; i++) {
 		const struct toml_kv *kv = toml_table_find(t, kp->parts[i].ptr, kp->parts[i].len);
 		if (!kv) {
 			struct toml_node *sub = table_new(p, kp->parts[i].loc, TOML_TABLE_IMPLICIT, 0);
-			table_add(p, t, &kp->parts[i], sub);
+			sub->depth = (uint16_t)(t->depth + 1);
+			if ((ret = table_add(p, t, &kp->parts[i], sub)) < 0)
+				goto out;
 			t = sub;
 			continue;
 		}
@@ -573,6 +650,11 @@ int toml_build_table(struct toml_parser *p, struct loc l, struct toml_keypath *k
 		t = sub;
 	}
 	const struct toml_key *last = &kp->parts[kp->n - 1];
+	if ((size_t)t->depth + 1 + aot > p->lim.depth) {
+		ret = limit_error(p, loc_span(kp->parts[0].loc, last->loc), BEEC_LIMIT_depth,
+				  "table nested %zu levels deep", (size_t)t->depth + 1 + aot);
+		goto out;
+	}
 	const struct toml_kv *kv = toml_table_find(t, last->ptr, last->len);
 	const char *name = keypath_text(p, kp->parts, kp->n);
 	struct toml_node *fresh;
@@ -581,7 +663,9 @@ int toml_build_table(struct toml_parser *p, struct loc l, struct toml_keypath *k
 		if (!kv) {
 			arr = node_new(p, TOML_ARRAY, l);
 			arr->arr.of_tables = true;
-			table_add(p, t, last, arr);
+			arr->depth = (uint16_t)(t->depth + 1);
+			if ((ret = table_add(p, t, last, arr)) < 0)
+				goto out;
 		} else if (kv->val->type == TOML_ARRAY && kv->val->arr.of_tables) {
 			arr = kv->val;
 		} else {
@@ -592,10 +676,14 @@ int toml_build_table(struct toml_parser *p, struct loc l, struct toml_keypath *k
 			goto out;
 		}
 		fresh = table_new(p, l, TOML_TABLE_HEADER, section);
-		toml_build_array_push(p, arr, fresh);
+		fresh->depth = (uint16_t)(t->depth + 2);
+		if ((ret = toml_build_array_push(p, arr, fresh)) < 0)
+			goto out;
 	} else if (!kv) {
 		fresh = table_new(p, l, TOML_TABLE_HEADER, section);
-		table_add(p, t, last, fresh);
+		fresh->depth = (uint16_t)(t->depth + 1);
+		if ((ret = table_add(p, t, last, fresh)) < 0)
+			goto out;
 	} else if (kv->val->type == TOML_TABLE && kv->val->tab.origin == TOML_TABLE_IMPLICIT) {
 		fresh = kv->val;
 		fresh->tab.origin = TOML_TABLE_HEADER;
@@ -630,10 +718,15 @@ struct toml_node *toml_build_array(struct toml_parser *p, struct loc l)
 	return node_new(p, TOML_ARRAY, l);
 }
 
-void toml_build_array_push(struct toml_parser *p, struct toml_node *arr, struct toml_node *v)
+int toml_build_array_push(struct toml_parser *p, struct toml_node *arr, struct toml_node *v)
 {
+	if (arr->arr.n >= p->lim.array_items)
+		return limit_error(p, v->loc, BEEC_LIMIT_array_items, "array of %zu items", arr->arr.n + 1);
+	if (value_height(v) + 1 > arr->height)
+		arr->height = (uint16_t)(value_height(v) + 1);
 	arr->arr.items = arena_grow(p, arr->arr.items, arr->arr.n, &arr->arr.cap, sizeof(*arr->arr.items));
 	arr->arr.items[arr->arr.n++] = v;
+	return 0;
 }
 
 void toml_build_inline_begin(struct toml_parser *p, struct loc l)
@@ -658,10 +751,18 @@ void toml_build_recover(struct toml_parser *p)
 
 int toml_parse(const struct source *src, struct diag_ctx *dc, struct toml_doc **out)
 {
+	return toml_parse_limits(src, NULL, dc, out);
+}
+
+int toml_parse_limits(const struct source *src, const struct beec_limits *lim, struct diag_ctx *dc,
+		      struct toml_doc **out)
+{
 	*out = NULL;
 	struct toml_doc *doc = xcalloc(1, sizeof(*doc));
 	doc->src = src;
-	struct toml_parser p = { .doc = doc, .dc = dc, .src = src };
+	struct toml_parser p = { .doc = doc, .dc = dc, .src = src, .lim = beec_limits_resolve(lim) };
+	if (p.lim.depth > TOML_MAX_DEPTH)
+		p.lim.depth = TOML_MAX_DEPTH;
 	doc->root = table_new(&p, (struct loc){ src, 0, 0 }, TOML_TABLE_ROOT, 0);
 	p.section = doc->root;
 	p.section_name = "";

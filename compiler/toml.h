@@ -12,6 +12,7 @@
 #define BEE_TOML_H
 
 #include "diag.h"
+#include "beec_limits.h"
 #include "mem.h"
 
 #include <stdbool.h>
@@ -58,6 +59,10 @@ struct toml_kv {
 
 struct toml_node {
 	enum toml_type type;
+	/* levels below the document's root (tables from headers and dotted
+	 * keys), or levels inside (arrays and inline tables, built bottom up):
+	 * together they bound every recursion over the tree (limit 'depth') */
+	uint16_t depth, height;
 	struct loc loc;
 	union {
 		struct { const char *ptr; size_t len; } str;
@@ -91,6 +96,11 @@ struct toml_doc {
  * toml_doc_free). On any error queues diagnostics in dc, returns -1 and
  * *out is NULL. */
 int toml_parse(const struct source *src, struct diag_ctx *dc, struct toml_doc **out);
+/* The same within lim (NULL: the defaults): nesting depth, key and string
+ * sizes, keys per table and in the document, items per array (beec_limits.h).
+ * A limit hit is one error naming it, and ends the parse. */
+int toml_parse_limits(const struct source *src, const struct beec_limits *lim, struct diag_ctx *dc,
+		      struct toml_doc **out);
 void toml_doc_free(struct toml_doc *doc);
 
 /* The value of key in table t, or NULL. */

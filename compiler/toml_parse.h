@@ -5,6 +5,7 @@
 
 #include "toml.h"
 
+/* the most the 'depth' limit may be: the scanner's stack of open arrays */
 #define TOML_MAX_DEPTH 128
 
 /* One part of a dotted key. */
@@ -27,6 +28,9 @@ struct toml_parser {
 	struct diag_ctx *dc;
 	const struct source *src;
 	void *scanner;
+	struct beec_limits lim;
+	size_t nkeys;         /* keys in the document so far */
+	bool limit_hit;       /* a limit stopped the parse */
 
 	/* scanner state */
 	uint32_t pos;                          /* byte offset of the next token */
@@ -49,6 +53,8 @@ struct toml_parser {
 
 /* scanner helpers (compiler/toml.c) */
 void toml_lex_push(struct toml_parser *p, enum toml_lex_ctx c, struct loc at);
+/* Opens an array or inline table at at; -1 (error queued) past 'depth'. */
+int toml_lex_open(struct toml_parser *p, enum toml_lex_ctx c, struct loc at);
 void toml_lex_buf_reset(struct toml_parser *p);
 void toml_lex_buf_add(struct toml_parser *p, const char *s, size_t n);
 /* Decodes the escape at s (starting with '\\'); returns -1 after queuing
@@ -73,7 +79,7 @@ void toml_keypath_free(struct toml_keypath *kp);
 int toml_build_keyval(struct toml_parser *p, struct toml_keypath *kp, struct toml_node *val);
 int toml_build_table(struct toml_parser *p, struct loc l, struct toml_keypath *kp, bool aot);
 struct toml_node *toml_build_array(struct toml_parser *p, struct loc l);
-void toml_build_array_push(struct toml_parser *p, struct toml_node *arr, struct toml_node *v);
+int toml_build_array_push(struct toml_parser *p, struct toml_node *arr, struct toml_node *v);
 void toml_build_inline_begin(struct toml_parser *p, struct loc l);
 struct toml_node *toml_build_inline_end(struct toml_parser *p, struct loc l);
 void toml_build_recover(struct toml_parser *p);

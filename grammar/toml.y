@@ -33,11 +33,12 @@ static void yyerror(YYLTYPE *l, struct toml_parser *p, const char *msg)
 	diag_error(p->dc, *l, "%s", msg);
 }
 
-/* A failed builder check was reported; stop once the error budget is spent. */
-#define CHECK(call)                                  \
-	do {                                         \
-		if ((call) < 0 && diag_full(p->dc))  \
-			YYABORT;                     \
+/* A failed builder check was reported; stop once the error budget is
+ * spent, or at once when a limit was hit (more input only costs more). */
+#define CHECK(call)                                                    \
+	do {                                                           \
+		if ((call) < 0 && (diag_full(p->dc) || p->limit_hit))  \
+			YYABORT;                                       \
 	} while (0)
 }
 
@@ -87,7 +88,7 @@ document
 lines
 	: %empty
 	| lines line NEWLINE
-	| lines error NEWLINE        { toml_build_recover(p); yyerrok; if (diag_full(p->dc)) YYABORT; }
+	| lines error NEWLINE        { toml_build_recover(p); yyerrok; if (diag_full(p->dc) || p->limit_hit) YYABORT; }
 	;
 
 line
@@ -120,8 +121,8 @@ array
 	;
 
 items
-	: value                      { $$ = toml_build_array(p, @1); toml_build_array_push(p, $$, $1); }
-	| items COMMA value          { $$ = $1; toml_build_array_push(p, $$, $3); }
+	: value                      { $$ = toml_build_array(p, @1); CHECK(toml_build_array_push(p, $$, $1)); }
+	| items COMMA value          { $$ = $1; CHECK(toml_build_array_push(p, $$, $3)); }
 	;
 
 inline_table
