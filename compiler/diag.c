@@ -284,8 +284,13 @@ static void print_caret(struct loc l, FILE *out)
 	loc_linecol(l, &line, &col);
 	const char *text = l.src->text;
 	size_t bol = l.off - (col - 1), eol = bol;
-	while (eol < l.src->len && text[eol] != '\n' && text[eol] != '\r')
+	/* lines end at '\n' only, as loc_linecol counts them (a bare '\r' is
+	 * a byte of the line: fuzz_toml found a caret run past the buffer when
+	 * it ended the line before the location); a CRLF's '\r' is not shown */
+	while (eol < l.src->len && text[eol] != '\n')
 		eol++;
+	if (eol < l.src->len && eol > l.off && text[eol - 1] == '\r')
+		eol--;
 	size_t from = bol, to = eol;
 	if (eol - bol > DIAG_LINE_SHOWN) {
 		from = l.off - bol > DIAG_LINE_BEFORE ? l.off - DIAG_LINE_BEFORE : bol;
@@ -302,7 +307,7 @@ static void print_caret(struct loc l, FILE *out)
 	k = 0;
 	for (size_t i = 0; i < strlen(pre); i++)
 		buf[k++] = ' ';
-	for (size_t i = from; i < l.off; i++)
+	for (size_t i = from; i < l.off && i < to; i++)
 		buf[k++] = text[i] == '\t' ? '\t' : ' ';
 	size_t end = l.off + (l.len ? l.len : 1);
 	if (end > eol)
