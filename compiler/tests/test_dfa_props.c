@@ -600,7 +600,10 @@ static void test_dfa_props_reference(void **state)
 		struct dfa_build_opts o = { .sz = sizeof(o), .kind = DFA_KIND_PATH,
 					    .max_build_states = 20000 };
 		int rc = dfa_build(pc.rules, pc.n, &o, &d, &dc);
-		if (rc == -E2BIG) {
+		/* nested braces can pass the fixed bound on alternatives (glob.c):
+		 * refused, like a set over the build bound, not a failure */
+		bool too_many_alts = rc == -EINVAL && dc.n && strstr(dc.items[0].msg, "braces expand to");
+		if (rc == -E2BIG || too_many_alts) {
 			diag_fini(&dc);
 			too_big++;
 			continue;
