@@ -360,7 +360,9 @@ static void walk_doc(struct walk *w, const struct toml_doc *doc)
 
 /* ---- files ---------------------------------------------------------------- */
 
-/* Reads path into *out; 1 when it does not exist. Refuses a file that a
+/* Reads path into *out; 1 when it does not exist, 2 when a directory on
+ * the way cannot be searched (HOME=/root under su, say: a file this user
+ * cannot even see is not theirs). Refuses a file that a
  * user other than the caller or root could have written: the file names
  * what bee-load writes to and how it confines (under sudo, the invoking
  * user's own files are theirs to give). */
@@ -370,9 +372,12 @@ static int file_read(const char *path, struct source **out, char *err, size_t er
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return 1;
-		int e = -errno;
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-		return e;
+		int e = errno;
+		struct stat st;
+		if (e == EACCES && stat(path, &st) < 0 && errno == EACCES)
+			return 2;
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(e));
+		return -e;
 	}
 	struct stat st;
 	int rc = 0;
@@ -484,12 +489,14 @@ static int layer_load(struct config *c, enum config_layer l, const char *cwd, st
 		return 0;
 	struct source *src = NULL;
 	int rc = file_read(path, &src, err, errlen);
-	if (rc == 1 && l == CONFIG_LAYER_FILE) {
-		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(ENOENT));
-		return -ENOENT;
+	if (rc > 0 && l == CONFIG_LAYER_FILE) {
+		snprintf(err, errlen, "cannot read '%s': %s", path, strerror(rc == 1 ? ENOENT : EACCES));
+		return rc == 1 ? -ENOENT : -EACCES;
 	}
+	if (rc == 2)
+		c->files[l].unsearchable = true;
 	if (rc)
-		return rc == 1 ? 0 : rc;
+		return rc > 0 ? 0 : rc;
 	c->srcs[l] = src;
 	c->files[l].read = true;
 	struct toml_doc *doc;
@@ -739,7 +746,9 @@ static void dump_text(const struct config *c, FILE *out)
 		else if (l == CONFIG_LAYER_FILE && !f->path)
 			fprintf(out, "#   %-8s  none\n", layer_names[l]);
 		else if (f->path)
-			fprintf(out, "#   %-8s  %s%s\n", layer_names[l], f->path, f->read ? "" : " (not found)");
+			fprintf(out, "#   %-8s  %s%s\n", layer_names[l], f->path,
+				f->read ? "" : f->unsearchable ? " (skipped: a directory on the way cannot be searched)"
+							       : " (not found)");
 	}
 	for (int k = 0; k < CONFIG_KEY_COUNT; k++) {
 		const struct config_value *v = &c->v[k];

@@ -15,9 +15,10 @@
  * Files are TOML read by the policy's own front end (toml.h), so a bad one
  * gets the same located diagnostics as a bad policy: unknown tables and
  * keys (with "did you mean"), wrong types and bad values are errors, never
- * ignored. A file that is missing is skipped; one that exists but cannot be
- * read, or that someone other than the caller (or root) could have written,
- * is refused.
+ * ignored. A file that is missing is skipped, and so is one behind a
+ * directory the caller cannot search; one that exists but cannot be read,
+ * or that someone other than the caller (or root) could have written, is
+ * refused.
  *
  * Ownership: a struct config owns its strings and the sources of the files
  * it read (locations point into them, for diagnostics and for the origin of
@@ -96,6 +97,7 @@ struct config_define {
 struct config_file {
 	char *path;              /* NULL: no candidate (no HOME; no project file) */
 	bool read;               /* found and read */
+	bool unsearchable;       /* skipped: a directory on the way cannot be searched */
 };
 
 struct config {
