@@ -7,6 +7,7 @@
  * 6 out of memory.
  */
 #include "attenuate.h"
+#include "config.h"
 #include "diff.h"
 #include "libbeec.h"
 #include "mem.h"
@@ -50,7 +51,11 @@ static const char help_text[] =
 	"                       net      the network sets as LPM entries\n"
 	"  -o PACK            compile FILE into the .bpfpack PACK (a policy that names\n"
 	"                     a parent must be proved its subset first)\n"
-	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE\n"
+	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE (after the\n"
+	"                     configuration's [beec] define table; -D wins per NAME)\n"
+	"  --config FILE      a configuration file above .bee/config.toml (searched up to\n"
+	"                     the repository's root), ~/.config/bee/config.toml and\n"
+	"                     /etc/bee/config.toml (docs/config.md)\n"
 	"  --max-states=N     refuse an automaton of more than N states (--limit states=N)\n"
 	"  --limit NAME=N     raise or lower one of the limits below (also --limit=NAME=N)\n"
 	"  --max-memory=BYTES stop (exit 6) before beec's heap holds more than BYTES\n"
@@ -170,6 +175,7 @@ static int cmd_query(int argc, char **argv);
 static int cmd_check(int argc, char **argv);
 static int cmd_diff(int argc, char **argv);
 static int cmd_show(int argc, char **argv);
+static int cmd_config(int argc, char **argv);
 
 struct command {
 	const char *name;
@@ -188,6 +194,8 @@ static const struct command commands[] = {
 	{ "show", "PACK|POLICY", "the canonical review text of a pack (a policy is compiled first)", cmd_show },
 	{ "diff", "[--json] [--fail-on-widen] OLD NEW", "capabilities NEW adds and removes, with examples;\n"
 	  "                     --fail-on-widen: exit 4 when it adds any", cmd_diff },
+	{ "config", "[--json] [-D NAME=VALUE]...", "the resolved configuration, each key with where it came from",
+	  cmd_config },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -337,6 +345,7 @@ struct policy_args {
 	size_t max_input;
 	struct beec_limits limits;  /* --limit NAME=N; 0: the default */
 	const char *parent;      /* check --parent */
+	const char *config;      /* --config */
 	const char *output;      /* -o */
 	enum dump_stage stage;   /* --dump */
 	bool json;               /* diff --json */
@@ -345,7 +354,7 @@ struct policy_args {
 
 enum {
 	OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_MAX_INPUT, OPT_LIMIT, OPT_PARENT, OPT_DUMP, OPT_VERSION,
-	OPT_JSON, OPT_FAIL_ON_WIDEN,
+	OPT_JSON, OPT_FAIL_ON_WIDEN, OPT_CONFIG,
 };
 
 static int parse_max_states(const char *arg, unsigned *out)
@@ -386,6 +395,55 @@ static int parse_size(const char *option, const char *arg, uint64_t max, uint64_
 	return 0;
 }
 
+/* The configuration files (config.h) under the flags: their [beec] define
+ * table goes before the -D flags, so a flag wins per NAME (the schema
+ * takes the last). A bad file is refused like a bad policy (exit 1). The
+ * configuration lives as long as the process (beec runs one command). */
+static struct config beec_config;
+
+static int config_read(const struct policy_args *pa)
+{
+	struct config_opts o = { .sz = sizeof(o), .file = pa->config };
+	struct diag_ctx dc;
+	char err[4400];
+	diag_init(&dc);
+	int rc = config_load(&beec_config, &o, &dc, err, sizeof(err));
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	if (rc == -ENOMEM)
+		return -ENOMEM;
+	if (rc == -EINVAL && !*err)
+		fprintf(stderr, "beec: config: refused: the configuration above is not valid\n");
+	else if (rc)
+		fprintf(stderr, "beec: config: %s\n", err);
+	return rc ? EXIT_POLICY : -1;
+}
+
+static int config_apply(struct policy_args *pa)
+{
+	int st = config_read(pa);
+	if (st == -ENOMEM)
+		mem_raise("config_load");
+	if (st >= 0)
+		return st;
+	size_t n;
+	char **cd = config_defines(&beec_config, &n);
+	if (!cd)
+		mem_raise("config_defines");
+	const char **all = xcalloc(n + pa->ndefines + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		all[i] = xstrdup(cd[i]);   /* reachable until exit, through all */
+	config_defines_free(cd, n);
+	memcpy(all + n, pa->defines, pa->ndefines * sizeof(char *));
+	for (size_t i = 0; i < pa->ndefines; i++)
+		if (config_define_flag(&beec_config, pa->defines[i]) < 0)
+			mem_raise("config_define_flag");
+	free(pa->defines);
+	pa->defines = all;
+	pa->ndefines += n;
+	return -1;
+}
+
 /* Parses argv[1..] with getopt; returns -1 when the caller should go on,
  * or an exit status. allow says which long options the command takes. */
 static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool dump, bool parent)
@@ -402,8 +460,10 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 		{ "version", no_argument, NULL, OPT_VERSION },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "fail-on-widen", no_argument, NULL, OPT_FAIL_ON_WIDEN },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ NULL, 0, NULL, 0 },
 	};
+	bool config = strcmp(argv[0], "config") == 0;
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -423,7 +483,15 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 				return usage_error("--parent is an option of 'check' only");
 			pa->parent = optarg;
 			break;
+		case OPT_CONFIG:
+			pa->config = optarg;
+			break;
 		case OPT_JSON:
+			if (config) {
+				pa->json = true;
+				break;
+			}
+			/* fall through */
 		case OPT_FAIL_ON_WIDEN:
 			if (!diff)
 				return usage_error("'%s' is an option of 'diff' only", argv[optind - 1]);
@@ -470,7 +538,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	return -1;
+	return config_apply(pa);
 }
 
 static struct beec_opts policy_args_opts(const struct policy_args *pa)
@@ -755,6 +823,25 @@ static int cmd_compile(int argc, char **argv)
 	}
 	struct beec_opts opts = policy_args_opts(&pa);
 	status = pa.output ? run_compile(argv[optind], pa.output, &opts) : run_dump(pa.stage, argv[optind], &opts);
+out:
+	free(pa.defines);
+	return status;
+}
+
+/* ---- beec config ------------------------------------------------------------ */
+
+static int cmd_config(int argc, char **argv)
+{
+	struct policy_args pa = { .defines = xcalloc((size_t)argc, sizeof(char *)) };
+	int status = policy_args_parse(argc, argv, &pa, false, false);
+	if (status >= 0)
+		goto out;
+	if (optind != argc) {
+		status = usage_error("config takes no arguments");
+		goto out;
+	}
+	status = config_dump(&beec_config, pa.json, stdout) < 0 ? EXIT_NOMEM : 0;
+	status = finish_output(status);
 out:
 	free(pa.defines);
 	return status;

@@ -1,6 +1,7 @@
 /* bee-load: runs a tool inside a bee session, a thin command line over
  * libbee (loader/libbee.h). Exit status: libbee.h's BEE_STAGES, the
  * README's "bee-load exit status" table. */
+#include "config.h"
 #include "libbee.h"
 #include "mem.h"
 
@@ -28,6 +29,7 @@ static const char usage_text[] =
 	"       bee-load revoke SESSION RULE\n"
 	"       bee-load ls [--json]\n"
 	"       bee-load gc\n"
+	"       bee-load config [--json]\n"
 	"       bee-load --help | --version\n";
 
 static const char help_text[] =
@@ -47,20 +49,26 @@ static const char help_text[] =
 	"            live session SESSION; it only narrows\n"
 	"  ls        the registered sessions\n"
 	"  gc        remove what sessions of a killed bee-load left behind\n"
+	"  config    the resolved configuration, each key with where it came from\n"
 	"\n"
 	"Options of run:\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
 	"  --audit-detail        add pid, comm, policy, source, reason after the five keys\n"
 	"  --env NAME=VALUE      set NAME in the tool's environment (after [env] set)\n"
-	"  --backend B           auto (bpf-lsm when check passes, else refuse), bpf-lsm,\n"
-	"                        or landlock (fs and exec by Landlock, [net] by cgroup\n"
-	"                        programs; only for policies Landlock can express)\n"
+	"  --backend B           auto (bpf-lsm when check passes, else landlock, said on\n"
+	"                        stderr; refused when the configuration says fallback =\n"
+	"                        false), bpf-lsm, or landlock (fs and exec by Landlock,\n"
+	"                        [net] by cgroup programs; only for policies Landlock\n"
+	"                        can express)\n"
 	"  --no-landlock-hardening\n"
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
 	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
 	"                        write rules name (else refused, 74, without Landlock)\n"
-	"  --bpffs DIR           the bpf file system to pin under (default: from mountinfo)\n"
+	"  --bpffs DIR           the bpf file system to pin under (default: from mountinfo,\n"
+	"                        else bee-load mounts one at STATE-DIR/bpffs)\n"
 	"  --state-dir DIR       the session registry (default " BEE_STATE_DIR ")\n"
+	"  --config FILE         a configuration file above the project's, the user's and\n"
+	"                        the system's (run, revoke, ls, gc, config; docs/config.md)\n"
 	"\n"
 	"Exit status of run:\n";
 
@@ -100,12 +108,11 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING };
+       OPT_NO_LL_HARDENING, OPT_CONFIG };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening;
-	const char *audit_log, *bpffs, *state_dir;
-	enum bee_backend backend;
+	const char *audit_log, *bpffs, *state_dir, *backend, *config;
 	const char **env;
 	size_t nenv;
 };
@@ -121,10 +128,11 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "bpffs", required_argument, NULL, OPT_BPFFS },
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "no-landlock-hardening", no_argument, NULL, OPT_NO_LL_HARDENING },
+		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir", "no-landlock-hardening" };
+					     "state-dir", "no-landlock-hardening", "config" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -150,9 +158,15 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 				return usage_error("--env expects NAME=VALUE, got '%s'", optarg);
 			a->env[a->nenv++] = optarg;
 			break;
-		case OPT_BACKEND:
-			if (bee_backend__parse(optarg, &a->backend) < 0)
+		case OPT_BACKEND: {
+			enum bee_backend b;
+			if (bee_backend__parse(optarg, &b) < 0)
 				return usage_error("--backend expects auto, bpf-lsm or landlock, got '%s'", optarg);
+			a->backend = optarg;
+			break;
+		}
+		case OPT_CONFIG:
+			a->config = optarg;
 			break;
 		case OPT_BPFFS:
 			a->bpffs = optarg;
@@ -166,6 +180,59 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		}
 	}
 	return -1;
+}
+
+/* ---- configuration ------------------------------------------------------------------ */
+
+/* The configuration files with the command's flags on top (docs/config.md).
+ * Returns -1 when the caller should go on (and config_fini's c), or an
+ * exit status: a bad file is refused with its diagnostics, never ignored. */
+static int config_read(struct config *c, const struct args *a)
+{
+	struct config_opts o = { .sz = sizeof(o), .file = a->config };
+	struct diag_ctx dc;
+	char err[4400];
+	diag_init(&dc);
+	int rc = config_load(c, &o, &dc, err, sizeof(err));
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	const struct { enum config_key k; const char *v; } flags[] = {
+		{ CONFIG_BACKEND, a->backend }, { CONFIG_STATE_DIR, a->state_dir },
+		{ CONFIG_BPFFS, a->bpffs }, { CONFIG_AUDIT_LOG, a->audit_log },
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && rc == 0; i++)
+		if (flags[i].v)
+			rc = config_set_flag(c, flags[i].k, flags[i].v);
+	if (rc == 0 && a->audit_detail)
+		rc = config_set_flag_bool(c, CONFIG_AUDIT_DETAIL, true);
+	if (rc == 0)
+		return -1;
+	if (rc == -EINVAL && !*err)
+		fprintf(stderr, "bee-load: config: refused: the configuration above is not valid\n");
+	else
+		fprintf(stderr, "bee-load: config: %s\n", *err ? err : strerror(-rc));
+	config_fini(c);
+	return bee_stage__exit_status(BEE_STAGE_CONFIG, rc);
+}
+
+static int cmd_config(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "json config backend state-dir bpffs audit-log audit-detail");
+	if (st >= 0)
+		return st;
+	if (optind != argc)
+		return usage_error("config takes no arguments");
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
+	int err = config_dump(&c, a.json, stdout);
+	config_fini(&c);
+	if (err) {
+		fprintf(stderr, "bee-load: config: %s\n", strerror(-err));
+		return 1;
+	}
+	return finish_output(0);
 }
 
 /* ---- check --------------------------------------------------------------------------- */
@@ -227,11 +294,14 @@ static int64_t now_ms(void)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct args a = { .backend = BEE_BACKEND_AUTO };
+	struct args a = { 0 };
+	struct config c;
+	bool have_config = false;
 	a.env = calloc((size_t)argc, sizeof(char *));
 	if (!a.env)
 		return 1;
-	int status = parse_args(argc, argv, &a, "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening");
+	int status = parse_args(argc, argv, &a,
+				"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config");
 	if (status >= 0)
 		goto out;
 	if (optind >= argc) {
@@ -246,6 +316,13 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	const char *const *cmd = (const char *const *)&argv[optind];
+	if ((status = config_read(&c, &a)) >= 0)
+		goto out;
+	have_config = true;
+	status = 0;
+	enum bee_backend backend;
+	/* checked: a flag by parse_args, a file's by the configuration's schema */
+	bee_backend__parse(config_str(&c, CONFIG_BACKEND), &backend);
 
 	/* signals are read from a signalfd, between audit events */
 	sigset_t sigs;
@@ -259,9 +336,11 @@ static int cmd_run(int argc, char **argv)
 	int sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 
 	struct bee_session_opts o = {
-		.sz = sizeof(o), .backend = a.backend, .context = a.env, .ncontext = a.nenv,
-		.audit_log = a.audit_log, .audit_detail = a.audit_detail, .bpffs = a.bpffs,
-		.state_dir = a.state_dir, .warn = warn_stderr, .no_landlock_hardening = a.no_ll_hardening,
+		.sz = sizeof(o), .backend = backend, .context = a.env, .ncontext = a.nenv,
+		.audit_log = config_str(&c, CONFIG_AUDIT_LOG), .audit_detail = config_bool(&c, CONFIG_AUDIT_DETAIL),
+		.bpffs = config_str(&c, CONFIG_BPFFS), .state_dir = config_str(&c, CONFIG_STATE_DIR),
+		.warn = warn_stderr, .no_landlock_hardening = a.no_ll_hardening,
+		.landlock_fallback = config_bool(&c, CONFIG_FALLBACK),
 	};
 	struct bee_session *s;
 	struct bee_error e;
@@ -324,6 +403,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	bee_session__close(s);
 out:
+	if (have_config)
+		config_fini(&c);
 	free(a.env);
 	return status;
 }
@@ -354,15 +435,21 @@ static int cmd_query(int argc, char **argv)
 static int cmd_revoke(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir");
+	int st = parse_args(argc, argv, &a, "state-dir config");
 	if (st >= 0)
 		return st;
 	if (argc - optind != 2)
 		return usage_error("revoke takes SESSION RULE, got %d arguments", argc - optind);
-	struct bee_revoke_opts o = { .sz = sizeof(o), .state_dir = a.state_dir, .warn = warn_stderr };
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
+	struct bee_revoke_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR),
+				     .warn = warn_stderr };
 	struct bee_revoke_result r;
 	struct bee_error e;
-	if (bee_sessions__revoke(argv[optind], argv[optind + 1], &o, &r, &e) < 0)
+	st = bee_sessions__revoke(argv[optind], argv[optind + 1], &o, &r, &e);
+	config_fini(&c);
+	if (st < 0)
 		return fail(&e);
 	printf("revoked rule %u '%s' in session %s\n", r.rule, r.text, argv[optind]);
 	if (!r.exact)
@@ -373,15 +460,20 @@ static int cmd_revoke(int argc, char **argv)
 static int cmd_ls(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "json state-dir");
+	int st = parse_args(argc, argv, &a, "json state-dir config");
 	if (st >= 0)
 		return st;
 	if (optind != argc)
 		return usage_error("ls takes no arguments");
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
 	struct bee_session_info *v;
 	size_t n;
 	struct bee_error e;
-	if (bee_sessions__list(a.state_dir, &v, &n, &e) < 0)
+	st = bee_sessions__list(config_str(&c, CONFIG_STATE_DIR), &v, &n, &e);
+	config_fini(&c);
+	if (st < 0)
 		return fail(&e);
 	if (a.json) {
 		json_t *arr = json_array();
@@ -419,13 +511,17 @@ static int cmd_ls(int argc, char **argv)
 static int cmd_gc(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir");
+	int st = parse_args(argc, argv, &a, "state-dir config");
 	if (st >= 0)
 		return st;
 	if (optind != argc)
 		return usage_error("gc takes no arguments");
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
 	struct bee_error e;
-	int n = bee_sessions__gc(a.state_dir, warn_stderr, NULL, &e);
+	int n = bee_sessions__gc(config_str(&c, CONFIG_STATE_DIR), warn_stderr, NULL, &e);
+	config_fini(&c);
 	if (n < 0)
 		return fail(&e);
 	printf("gc: removed %d stale session%s\n", n, n == 1 ? "" : "s");
@@ -450,7 +546,7 @@ int main(int argc, char **argv)
 		int (*fn)(int, char **);
 	} cmds[] = {
 		{ "check", cmd_check }, { "run", cmd_run }, { "query", cmd_query },
-		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc },
+		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc }, { "config", cmd_config },
 	};
 	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */
 	mem_json_route();

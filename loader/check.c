@@ -89,11 +89,17 @@ static void gate_mounts(struct bee_check_report *r)
 		gate_set(r, BEE_GATE_CGROUP2, true, "cgroup2 mounted at %s", r->cgroup2);
 	else
 		gate_set(r, BEE_GATE_CGROUP2, false, "no cgroup2 mount in /proc/self/mountinfo");
+	char *fs = NULL;
 	if (bee_bpffs_find(r->bpffs, sizeof(r->bpffs)) == 0)
 		gate_set(r, BEE_GATE_BPFFS, true, "bpf file system mounted at %s", r->bpffs);
+	else if (bee_read_file("/proc/filesystems", &fs, NULL) == 0 && strstr(fs, "\tbpf\n"))
+		/* run mounts one of its own (bpffs.c): the privileges gate says whether it may */
+		gate_set(r, BEE_GATE_BPFFS, true,
+			 "none mounted; run mounts one at STATE-DIR/bpffs for its pins (the kernel has bpffs)");
 	else
 		gate_set(r, BEE_GATE_BPFFS, false,
-			 "no bpf file system is mounted (mount -t bpf bpf /sys/fs/bpf), sessions cannot pin");
+			 "no bpf file system is mounted and the kernel has none (/proc/filesystems), sessions cannot pin");
+	free(fs);
 }
 
 static void gate_privileges(struct bee_check_report *r)

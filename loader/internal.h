@@ -3,6 +3,7 @@
  *   util.c        errors, stage and backend tables, fault injection, small I/O
  *   manifest.c    the pack verified and its manifest as C structs
  *   sysinfo.c     mountinfo (cgroup v2, bpffs), the caller's cgroup, process identity
+ *   bpffs.c       a bpf file system of bee-load's own when none is mounted
  *   check.c       the gates of `bee-load check`
  *   cgroup.c      the session cgroup: create, kill, remove
  *   bpf_load.c    libbpf: open the pack's ELF, load, fill maps, pin, attach, detach
@@ -147,6 +148,13 @@ int bee_cgroup2_mount(char *mnt, size_t mntsize, char *root, size_t rootsize);
 int bee_bpffs_find(char *out, size_t size);
 /* 1 when path is the mount point of a bpf file system, else 0. */
 int bee_is_bpffs(const char *path);
+
+/* ---- bpffs.c ---------------------------------------------------------------------- */
+
+/* The bpffs to pin under (bee_bpffs_find), or else one mounted now at
+ * STATE/bpffs and left mounted (said through warn); fails with stage GATE. */
+int bee_bpffs_private(const char *state_dir, char *out, size_t size, bee_warn_fn warn, void *warn_ctx,
+		      struct bee_error *e);
 /* The caller's cgroup v2 directory: the cgroup2 mount joined with the
  * "0::" line of /proc/self/cgroup. */
 int bee_cgroup_self(char *out, size_t size);

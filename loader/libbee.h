@@ -64,6 +64,7 @@
 #define BEE_STAGES(X)                                                                            \
 	X(OK, 0, "ok", "success: the tool's own status for run, Allow for query")                 \
 	X(USAGE, 2, "usage", "the command line is wrong")                                         \
+	X(CONFIG, 64, "config", "a configuration file is bad, unreadable or writable by others")   \
 	X(GATE, 65, "gate", "the backend asked for cannot enforce here (check's status too)")      \
 	X(PACK, 66, "pack", "the pack cannot be read, is malformed, or contradicts itself")        \
 	X(REGISTRY, 67, "registry", "the session registry cannot be written")                      \
@@ -147,7 +148,7 @@ int bee_check__run(struct bee_check_report *r);
 /* ---- sessions --------------------------------------------------------------- */
 
 #define BEE_BACKENDS(X)                                  \
-	X(AUTO, "auto")           /* bpf-lsm when check passes, else refuse */ \
+	X(AUTO, "auto")           /* bpf-lsm when check passes, else landlock_fallback */ \
 	X(BPF_LSM, "bpf-lsm")     /* every program, attached per cgroup */     \
 	X(LANDLOCK, "landlock")   /* fs and exec by Landlock, [net] by cgroup programs */
 
@@ -181,6 +182,11 @@ struct bee_session_opts {
 	 * default a kernel without Landlock refuses the launch, stage
 	 * LANDLOCK); docs/bee-load.md "Landlock hardening under bpf-lsm" */
 	bool no_landlock_hardening;
+	/* auto: when the bpf-lsm backend cannot enforce here, use the
+	 * landlock backend, said once through warn (false: refuse, stage
+	 * GATE; bee-load sets it unless its configuration says fallback =
+	 * false) */
+	bool landlock_fallback;
 };
 
 struct bee_session;

@@ -212,52 +212,61 @@ static int registry_create(struct bee_session *s, struct bee_error *e)
 
 /* ---- backend --------------------------------------------------------------------- */
 
-static int pick_backend(struct bee_session *s, enum bee_backend want, char *bpffs, size_t bpffs_size,
-			struct bee_error *e)
+/* bpffs to pin under: --bpffs, else one mounted, else a private one of
+ * bee-load's own (bpffs.c) */
+static int pick_bpffs(struct bee_session *s, char *bpffs, size_t bpffs_size, struct bee_error *e)
 {
-	int err = bee_fault(BEE_STAGE_GATE);
-	if (err)
-		return bee_fail(e, BEE_STAGE_GATE, err, "injected fault");
-	if (want == BEE_BACKEND_LANDLOCK) {
-		/* the gates this backend needs; no BTF to parse, no probe to load */
-		if (!s->mf.ll_expressible) {
-			char rule[32] = "";
-			if (s->mf.ll_rule >= 0)
-				snprintf(rule, sizeof(rule), " (rule %ld)", s->mf.ll_rule);
-			return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL,
-					"policy '%s' cannot be enforced by Landlock%s: %s", s->mf.name, rule,
-					s->mf.ll_reason);
-		}
-		s->ll_abi = bee_landlock_abi();
-		if (s->ll_abi < 1)
-			return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
-					"the landlock backend is not available: Landlock is not enabled in this kernel");
-		s->backend = BEE_BACKEND_LANDLOCK;
-	} else {
-		struct bee_check_report r;
-		bee_check__run(&r);
-		if (!r.bpf_lsm) {
-			if (want == BEE_BACKEND_AUTO)
-				return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
-						"the bpf-lsm backend is not available here (%s); bee-load never "
-						"falls back silently: --backend landlock enforces fs and exec "
-						"through Landlock for policies it can express",
-						r.bpf_lsm_reason);
-			return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP, "the bpf-lsm backend is not available here (%s)",
-					r.bpf_lsm_reason);
-		}
-		s->backend = BEE_BACKEND_BPF_LSM;
-	}
 	if (s->bpffs_opt) {
 		if (!bee_is_bpffs(s->bpffs_opt))
 			return bee_fail(e, BEE_STAGE_GATE, -ENOENT, "'%s' is not a mounted bpf file system",
 					s->bpffs_opt);
 		snprintf(bpffs, bpffs_size, "%s", s->bpffs_opt);
-	} else if (bee_bpffs_find(bpffs, bpffs_size) < 0) {
-		return bee_fail(e, BEE_STAGE_GATE, -ENOENT,
-				"no bpf file system is mounted to pin the session under (mount -t bpf bpf /sys/fs/bpf)");
+		return 0;
 	}
-	return 0;
+	return bee_bpffs_private(s->state_dir, bpffs, bpffs_size, s->warn, s->warn_ctx, e);
+}
+
+static int pick_backend(struct bee_session *s, enum bee_backend want, bool fallback, char *bpffs,
+			size_t bpffs_size, struct bee_error *e)
+{
+	int err = bee_fault(BEE_STAGE_GATE);
+	if (err)
+		return bee_fail(e, BEE_STAGE_GATE, err, "injected fault");
+	/* auto falls back to landlock only when told to, and says why */
+	char fell[400] = "";
+	if (want != BEE_BACKEND_LANDLOCK) {
+		struct bee_check_report r;
+		bee_check__run(&r);
+		if (r.bpf_lsm) {
+			s->backend = BEE_BACKEND_BPF_LSM;
+			return pick_bpffs(s, bpffs, bpffs_size, e);
+		}
+		if (want == BEE_BACKEND_BPF_LSM)
+			return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP, "the bpf-lsm backend is not available here (%s)",
+					r.bpf_lsm_reason);
+		if (!fallback)
+			return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
+					"the bpf-lsm backend is not available here (%s), and the configuration "
+					"forbids the fallback to landlock (fallback = false)",
+					r.bpf_lsm_reason);
+		snprintf(fell, sizeof(fell), " (bpf-lsm is unavailable here: %s)", r.bpf_lsm_reason);
+		bee_warnf(s->warn, s->warn_ctx, "bpf-lsm is unavailable here (%s); using the landlock backend",
+			  r.bpf_lsm_reason);
+	}
+	/* the gates the landlock backend needs; no BTF to parse, no probe to load */
+	if (!s->mf.ll_expressible) {
+		char rule[32] = "";
+		if (s->mf.ll_rule >= 0)
+			snprintf(rule, sizeof(rule), " (rule %ld)", s->mf.ll_rule);
+		return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL, "policy '%s' cannot be enforced by Landlock%s: %s%s",
+				s->mf.name, rule, s->mf.ll_reason, fell);
+	}
+	s->ll_abi = bee_landlock_abi();
+	if (s->ll_abi < 1)
+		return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
+				"the landlock backend is not available: Landlock is not enabled in this kernel%s", fell);
+	s->backend = BEE_BACKEND_LANDLOCK;
+	return pick_bpffs(s, bpffs, bpffs_size, e);
 }
 
 /* ---- open ----------------------------------------------------------------------------- */
@@ -301,7 +310,7 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	/* inside a session: proved its subset, before anything is created */
 	if ((err = bee_nesting_check(s->pack, &s->mf, s->state_dir, s->warn, s->warn_ctx, e)) < 0)
 		return err;
-	if ((err = pick_backend(s, o->backend, bpffs, sizeof(bpffs), e)) < 0)
+	if ((err = pick_backend(s, o->backend, o->landlock_fallback, bpffs, sizeof(bpffs), e)) < 0)
 		return err;
 	if ((err = bee_cgroup_self(parent, sizeof(parent))) < 0)
 		return bee_fail(e, BEE_STAGE_CGROUP, err, "cannot find this process's cgroup v2 node: %s",

@@ -32,6 +32,14 @@
  *     and the first counterexample named, no tool run, nothing created),
  *     refuses when the session's own pack cannot be read (fail closed), and
  *     proves against what the session grants now (a revoked grant)
+ *   - configuration: `bee-load config` shows each layer's value with its
+ *     file and line (system, user, project, --config, flag); a bad file is
+ *     refused with status 64 and its located diagnostic (its control runs);
+ *     --backend auto falls back to landlock saying so once, and refuses
+ *     (65) when the configuration says fallback = false
+ *   - no bpffs: in a mount namespace where every bpf mount is unmounted,
+ *     run mounts its own at STATE/bpffs and confines as usual (a denial and
+ *     an allowed read), and nothing is mounted outside that namespace
  *
  * Not root: SKIPPED (passes), unless CI is set, then FAILED.
  */
@@ -54,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -333,6 +342,11 @@ static int setup(void **state_)
 	snprintf(pack, sizeof(pack), "%s/demo.bpfpack", tmp);
 	snprintf(probe, sizeof(probe), "%s/bin/bee-probe", proj);
 	char d[256];
+	/* every bee-load of the suite: no configuration of this machine's */
+	snprintf(d, sizeof(d), "%s/cfg/etc", tmp);
+	setenv("BEE_SYSCONFDIR", d, 1);
+	snprintf(d, sizeof(d), "%s/cfg/xdg", tmp);
+	setenv("XDG_CONFIG_HOME", d, 1);
 	snprintf(d, sizeof(d), "%s/out", proj);
 	if (bee_mkdirs(d, 0755) || bee_mkdirs(home, 0755) || bee_mkdirs(bpffs, 0700) ||
 	    mount("bpf", bpffs, "bpf", 0, "mode=0700") < 0) {
@@ -402,6 +416,19 @@ static int teardown(void **state_)
 	if (system(cmd) != 0)
 		fprintf(stderr, "test_bee_load: cannot remove %s\n", tmp);
 	return 0;
+}
+
+/* Writes tmp/rel (0644), making its directories. */
+static void put_config(const char *rel, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	assert_int_equal(bee_mkdirs(path, 0755), 0);
+	*slash = '/';
+	assert_int_equal(bee_write_atomic(path, text, strlen(text)), 0);
+	assert_int_equal(chmod(path, 0644), 0);
 }
 
 /* bee-load run --backend landlock with the private bpffs and registry. */
@@ -696,7 +723,7 @@ static void test_failures(void **state_)
 	} rows[] = {
 		{ "pack", 66, "bee-load: pack: " },
 		{ "audit", 68, "bee-load: audit: audit log '" },
-		{ "auto", 65, "--backend landlock" },
+		{ "auto", 65, "forbids the fallback to landlock (fallback = false)" },
 		{ "missing", 127, "bee-load: exec: 'no-such-command': No such file or directory" },
 		{ "denied", 126, "bee-load: exec: '/usr/bin/id': Permission denied" },
 	};
@@ -707,7 +734,11 @@ static void test_failures(void **state_)
 		const char *cmd = strcmp(w, "missing") == 0 ? "no-such-command" : strcmp(w, "denied") == 0 ? "/usr/bin/id" : "/usr/bin/touch";
 		const char *argv[] = { BEE_BUILD_DIR "/bee-load", "run", "--backend", backend, "--bpffs", bpffs, "--state-dir", state,
 				       "--audit-log", strcmp(w, "audit") == 0 ? noaudit : audit, p, "--", cmd, marker, NULL };
-		const char *env[] = { "PATH=/usr/bin", NULL };
+		/* auto: the system's configuration forbids the fallback */
+		char sysconf[200];
+		snprintf(sysconf, sizeof(sysconf), "BEE_SYSCONFDIR=%s/cfg/nofallback", tmp);
+		put_config("cfg/nofallback/bee/config.toml", "[bee-load]\nfallback = false\n");
+		const char *env[] = { "PATH=/usr/bin", strcmp(w, "auto") == 0 ? sysconf : NULL, NULL };
 		run(&r, argv, env, 20000);
 		if (r.status != rows[i].status || !strstr(r.err, rows[i].err))
 			fprintf(stderr, "%s: %d %s", w, r.status, r.err);
@@ -1219,6 +1250,204 @@ static void test_query(void **state_)
 	run_fini(&r);
 }
 
+/* ---- configuration ------------------------------------------------------------------------- */
+
+static size_t count_str(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* `bee-load ARGS...` run by sh from directory dir, with env added. */
+static void run_from(struct run *r, const char *dir, const char *args, const char *const env[])
+{
+	char cmd[2048];
+	char *abs = realpath(BEE_BUILD_DIR, NULL);
+	snprintf(cmd, sizeof(cmd), "cd '%s' && exec '%s/bee-load' %s", dir, abs, args);
+	free(abs);
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	run(r, argv, env, 20000);
+}
+
+static void test_config(void **state_)
+{
+	(void)state_;
+	char line[1024], dir[256];
+	/* a project two directories below its repository's root */
+	snprintf(dir, sizeof(dir), "%s/cfg/repo/a/b", tmp);
+	assert_int_equal(bee_mkdirs(dir, 0755), 0);
+	snprintf(line, sizeof(line), "%s/cfg/repo/.git", tmp);
+	assert_int_equal(bee_mkdirs(line, 0755), 0);
+	put_config("cfg/etc/bee/config.toml", "[bee-load]\nstate-dir = \"/s/system\"\naudit-detail = true\n");
+	put_config("cfg/xdg/bee/config.toml", "# user\n[bee-load]\nstate-dir = \"/s/user\"\n");
+	put_config("cfg/repo/.bee/config.toml", "[bee-load]\n\n\nbackend = \"landlock\"\n");
+	put_config("cfg/explicit.toml", "[bee-load]\nbpffs = \"/s/bpffs\"\n");
+	struct run r;
+	run_from(&r, dir, "config --config ../../../explicit.toml --state-dir /s/flag", NULL);
+	assert_int_equal(r.status, 0);
+	static const char *const want[] = {
+		"bee-load.backend = \"landlock\"               # %s/cfg/repo/.bee/config.toml:4\n",
+		"bee-load.state-dir = \"/s/flag\"              # flag\n",
+		"bee-load.bpffs = \"/s/bpffs\"                 # ../../../explicit.toml:2\n",
+		"bee-load.audit-detail = true                # %s/cfg/etc/bee/config.toml:3\n",
+		"bee-load.fallback = true                    # default\n",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		snprintf(line, sizeof(line), want[i], tmp);
+		if (!strstr(r.out, line))
+			fail_msg("no line '%s' in:\n%s", line, r.out);
+	}
+	run_fini(&r);
+	/* without the flag the user's layer wins over the system's */
+	run_from(&r, dir, "config --json", NULL);
+	assert_int_equal(r.status, 0);
+	json_error_t je;
+	json_t *o = json_loads(r.out, 0, &je);
+	assert_non_null(o);
+	json_t *sd = json_object_get(json_object_get(o, "keys"), "bee-load.state-dir");
+	assert_string_equal(json_string_value(json_object_get(sd, "value")), "/s/user");
+	snprintf(line, sizeof(line), "%s/cfg/xdg/bee/config.toml", tmp);
+	assert_string_equal(json_string_value(json_object_get(sd, "file")), line);
+	assert_int_equal(json_integer_value(json_object_get(sd, "line")), 3);
+	json_decref(o);
+	run_fini(&r);
+
+	/* a bad file: refused before anything runs, 64, located */
+	char marker[256], cmd[1024];
+	snprintf(marker, sizeof(marker), "%s/out/config-ran", proj);
+	put_config("cfg/repo/.bee/config.toml", "[bee-load]\n\n\nbackend = \"landlok\"\n");
+	snprintf(cmd, sizeof(cmd), "run --bpffs %s --state-dir %s %s -- /usr/bin/touch %s", bpffs, state, pack, marker);
+	run_from(&r, dir, cmd, NULL);
+	assert_int_equal(r.status, 64);
+	snprintf(line, sizeof(line),
+		 "%s/cfg/repo/.bee/config.toml:4:11: error: unknown backend 'landlok'\n"
+		 "    4 | backend = \"landlok\"\n"
+		 "      |           ^~~~~~~~~\n"
+		 "%s/cfg/repo/.bee/config.toml:4:11: note: did you mean 'landlock'?\n"
+		 "bee-load: config: refused: the configuration above is not valid\n",
+		 tmp, tmp);
+	assert_string_equal(r.err, line);
+	assert_int_equal(access(marker, F_OK), -1);
+	run_fini(&r);
+	/* the control: spelt right, the configuration's backend runs it */
+	put_config("cfg/repo/.bee/config.toml", "[bee-load]\n\n\nbackend = \"landlock\"\n");
+	run_from(&r, dir, cmd, NULL);
+	if (r.status)
+		fprintf(stderr, "%s", r.err);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(access(marker, F_OK), 0);
+	assert_null(strstr(r.err, "bpf-lsm is unavailable"));
+	unlink(marker);
+	run_fini(&r);
+	assert_clean();
+
+	/* auto (no backend anywhere): bpf-lsm where it loads, else landlock, said once */
+	put_config("cfg/repo/.bee/config.toml", "# nothing\n");
+	run_from(&r, dir, cmd, NULL);
+	if (r.status)
+		fprintf(stderr, "%s", r.err);
+	assert_int_equal(r.status, 0);
+	assert_int_equal(access(marker, F_OK), 0);
+	if (!kernel_loads_lsm_cgroup()) {
+		assert_int_equal(count_str(r.err, "bee-load: bpf-lsm is unavailable here (lsm_cgroup: "), 1);
+		assert_int_equal(count_str(r.err, "); using the landlock backend\n"), 1);
+	}
+	unlink(marker);
+	run_fini(&r);
+	assert_clean();
+	/* fallback = false in the project: refused as before, 65 */
+	put_config("cfg/repo/.bee/config.toml", "[bee-load]\nfallback = false\n");
+	run_from(&r, dir, cmd, NULL);
+	if (!kernel_loads_lsm_cgroup()) {
+		assert_int_equal(r.status, 65);
+		assert_non_null(strstr(r.err, "forbids the fallback to landlock (fallback = false)"));
+		assert_int_equal(access(marker, F_OK), -1);
+	}
+	unlink(marker);
+	run_fini(&r);
+	assert_clean();
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/cfg'", tmp);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* ---- no bpffs mounted ----------------------------------------------------------------------- */
+
+static int count_bpf_mounts(void)
+{
+	char *mi = slurp("/proc/self/mountinfo");
+	int n = (int)count_str(mi, " - bpf ");
+	free(mi);
+	return n;
+}
+
+/* In the mount namespace of its own that the caller made: every bpf mount
+ * unmounted, then bee-load run with neither --bpffs nor a mounted bpffs.
+ * Exits with bee-load's status, or 90 + N when the namespace was not as it
+ * must be (N: what). */
+static void no_bpffs_child(const char *out, const char *err, const char *state_dir, const char *script)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(91);
+	char mnt[4096];
+	for (int i = 0; bee_bpffs_find(mnt, sizeof(mnt)) == 0; i++)
+		if (i > 64 || umount2(mnt, MNT_DETACH) < 0)
+			_exit(92);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600), fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		const char *argv[] = { BEE_BUILD_DIR "/bee-load", "run", "--backend", "landlock", "--state-dir", state_dir,
+				       pack, "--", "/usr/bin/sh", "-c", script, NULL };
+		execv(argv[0], (char *const *)argv);
+		_exit(99);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		_exit(93);
+	/* bee-load's own bpffs is there, in this namespace */
+	snprintf(mnt, sizeof(mnt), "%s/bpffs", state_dir);
+	if (!bee_is_bpffs(mnt))
+		_exit(94);
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 95);
+}
+
+static void test_no_bpffs(void **state_)
+{
+	(void)state_;
+	char out[256], err[256], sd[256], script[1024], mnt[300];
+	snprintf(out, sizeof(out), "%s/nobpffs.out", tmp);
+	snprintf(err, sizeof(err), "%s/nobpffs.err", tmp);
+	snprintf(sd, sizeof(sd), "%s/state-nobpffs", tmp);
+	snprintf(mnt, sizeof(mnt), "%s/bpffs", sd);
+	snprintf(script, sizeof(script), "P=%s; $P read /etc/shadow; $P read %s/in.txt", probe, proj);
+	int before_mounts = count_bpf_mounts();
+	assert_true(before_mounts >= 1);   /* this suite's own, at least */
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		no_bpffs_child(out, err, sd, script);
+	int status = wait_status(pid, 30000);
+	char *o = slurp(out), *e = slurp(err);
+	if (status)
+		fprintf(stderr, "no bpffs: status %d\n%s%s", status, o, e);
+	assert_int_equal(status, 0);
+	/* confined as usual: the allowed read and the denial */
+	assert_string_equal(o, "EACCES\nok\n");
+	assert_non_null(strstr(e, "bee-load: no bpf file system was mounted: mounted one at '"));
+	free(o);
+	free(e);
+	/* nothing mounted out here: the namespace took its mount with it */
+	assert_int_equal(count_bpf_mounts(), before_mounts);
+	assert_false(bee_is_bpffs(mnt));
+	/* the session's pins went there, and its teardown removed them */
+	char d[400];
+	snprintf(d, sizeof(d), "%s/sessions", sd);
+	assert_int_equal(count_entries(d, "", NULL, 0), 0);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -1243,6 +1472,8 @@ int main(void)
 		cmocka_unit_test(test_revoke),
 		cmocka_unit_test(test_query),
 		cmocka_unit_test(test_nesting),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_no_bpffs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
