@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_hooks.bpf.h: the hook programs of one policy, as a template.
  *
  * compiler/codegen.c writes a per-policy C file that #defines the numbers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_hooks_test.h: the query of bee_test_walk, the test program that a
  * per-policy ELF holds only when codegen is asked for test programs
  * (codegen_opts.test_programs; never in a pack).

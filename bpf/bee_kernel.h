@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_kernel.h: the kernel types and constants that the hook programs
  * (bee_hooks.bpf.h) name beyond bee_types.h, written by hand.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_match.h: the queries of the matcher test programs (bpf/match.bpf.c).
  *
  * These programs are never attached: a test runs them through

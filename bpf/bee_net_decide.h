@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_net_decide.h: the network decision as a BPF program makes it.
  *
  * The longest match in the family's LPM trie (runtime/bee_net.h), then the

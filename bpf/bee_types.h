@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_types.h: the kernel types that bee's BPF programs use, written by hand.
  *
  * BPF programs include this instead of a generated vmlinux.h (never

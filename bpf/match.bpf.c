@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* match.bpf.c: the matchers of runtime/ compiled as BPF, run by tests.
  *
  * Two programs, never attached: runtime/tests/test_bpf_match.c fills the

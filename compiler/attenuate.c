@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* attenuate.c: child ⊆ parent, per domain, with counterexamples. */
 #include "attenuate.h"
 #include "mem.h"

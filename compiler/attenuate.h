@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* attenuate.h: proof that a child policy is a subset of its parent.
  *
  * Domain by domain, every permission the child grants on any path, binary,

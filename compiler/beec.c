@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* beec: the bee policy compiler, a thin command line over libbeec.
  *
  * Exit status: README.md's table (the enum below): 0 done (query: Allow),

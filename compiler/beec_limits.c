@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* beec_limits.c: the compiler's limits table (beec_limits.h). */
 #include "beec_limits.h"
 

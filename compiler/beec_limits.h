@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* beec_limits.h: every bound the compiler puts on what a policy can make it
  * spend, in one table.
  *

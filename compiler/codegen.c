@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* codegen.c: lowered policy -> per-policy C source -> clang -> BPF ELF.
  *
  *   codegen_build

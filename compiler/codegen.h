@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* codegen.h: the per-policy BPF program: C source from the lowered policy,
  * then clang, then an ELF for the pack.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* config.c: configuration files, layer by layer (config.h, docs/config.md).
  *
  * Each layer's file is read (refused when someone else could have written

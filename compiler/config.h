@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* config.h: the configuration files of beec and bee-load (docs/config.md).
  *
  * Layers, highest first; each overrides the ones below it key by key:

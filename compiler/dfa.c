@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa.c: rules -> per-rule automata -> combined -> minimised -> numbered
  * tables; and the queries on the result.
  *

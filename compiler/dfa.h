@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa.h: the rules of one domain lowered into one minimised DFA over bytes.
  *
  * Input: rules, each a glob (see glob.h) with the permission bits it grants

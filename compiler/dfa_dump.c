@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_dump.c: the automaton as deterministic text and as Graphviz. */
 #include "dfa_impl.h"
 #include "mem.h"

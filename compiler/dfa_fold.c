@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_fold.c: rule automata, and combining them.
  *
  * Subset construction over all rules at once tracks every thread of every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_impl.h: internals shared by the dfa*.c and nfa.c files; not an API.
  *
  * nfa.c        globs -> one Thompson NFA with byte-set edges, byte classes,

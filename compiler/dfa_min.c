@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_min.c: Hopcroft's minimisation over a refinable partition.
  *
  * States sit in elems[] grouped by block; block b is elems[first[b], end[b])

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_subset.c: subset construction from a Thompson NFA, bounded; used on
  * one brace alternative of one rule at a time (dfa_fold.c).
  *

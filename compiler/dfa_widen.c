@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_widen.c: does a child automaton grant anything its parent does not?
  *
  * Breadth-first search over the product of the two automata, over byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* diag.h: sources, locations and compiler-grade diagnostics.
  *
  * A location is a byte span in a source; line and column are computed only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* diff.c: capabilities added and removed between two policies. */
 #include "diff.h"
 #include "mem.h"

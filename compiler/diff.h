@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* diff.h: what a policy change adds and removes, from the automata and the
  * network sets (never from the text), with a concrete example each.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* glob.c: glob text -> tokens -> brace expansion -> linear item sequences.
  *
  * Three small stages: glob_lex turns the text into tokens (literal bytes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* glob.h: policy globs, parsed into linear patterns for the automaton.
  *
  * Semantics (git's wildmatch in pathname mode, plus shell braces):

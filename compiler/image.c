@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* image.c: map images from lowered tables. */
 #include "image.h"
 #include "mem.h"

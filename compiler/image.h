@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* image.h: map images written from the lowered policy (runtime/ layouts).
  *
  * Ownership: each writer returns an xmalloc'ed blob that the caller frees.

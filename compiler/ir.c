@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ir.c: name tables of the IR enumerations, its canonical text dump and the
  * normal form of a net entry. */
 #include "ir.h"

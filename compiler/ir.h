@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ir.h: the policy IR that compiler/schema builds from a TOML document.
  *
  * A policy is a list of rules in source order. Each rule has a kind (which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* jsonx.h: jansson calls whose failure is checked, for code under a trap.
  *
  * jansson reports an allocation failure by returning NULL or -1 (its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* landlock.c: the Landlock plan of a policy, or the reason there is none. */
 #include "landlock.h"
 #include "glob.h"

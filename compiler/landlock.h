@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* landlock.h: whether a policy's file and exec rules can be enforced as
  * Landlock rules, and the plan when they can.
  *

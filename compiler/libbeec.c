@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* libbeec.c: the compiler pipeline, one stage per call. */
 #include "libbeec.h"
 #include "mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* libbeec.h: the policy compiler as a library; beec is a thin command line
  * over it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lower.c: IR rules to per-domain DFA rules and network sets. */
 #include "lower.h"
 #include "mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* lower.h: policy IR -> the automata and network sets that the kernel walks.
  *
  *   fs    read/write/deny globs  -> one DFA, bits READ | WRITE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mem.c: the allocation funnel, its traps, accounting and arenas (mem.h). */
 #include "mem.h"
 

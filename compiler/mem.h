@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* mem.h: the one allocation funnel of the compiler, a per-compile arena,
  * and the protected calls that turn exhaustion into -ENOMEM.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* netaddr.c: [net] entry text -> struct ir_net, with errors that point at
  * the exact bad part of the entry. */
 #include "netaddr.h"

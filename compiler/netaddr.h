@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* netaddr.h: one [net] entry of a policy -> struct ir_net.
  *
  * The forms are

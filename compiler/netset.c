@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* netset.c: [net] rules -> LPM entries, their dump and image, and the
  * attenuation check between two sets. See netset.h for the semantics. */
 #include "netset.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* netset.h: [net] rules -> disjoint address x port sets -> LPM trie entries.
  *
  * Semantics. An endpoint is (direction, protocol, address, port). It is

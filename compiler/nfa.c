@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* nfa.c: parsed globs -> one Thompson NFA over byte sets, and the byte
  * classes that the NFA's edge sets induce.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack_build.c: manifest, images, ELF and source into one .bpfpack. */
 #include "pack_build.h"
 #include "mem.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack_build.h: a compiled policy as a .bpfpack.
  *
  * Sections (runtime/pack_format.h):

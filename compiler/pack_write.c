@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack_write.c: lays sections out as a .bpfpack in canonical order. */
 #include "pack_write.h"
 

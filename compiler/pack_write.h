@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack_write.h: builds a .bpfpack (runtime/pack_format.h) from sections.
  *
  *   struct pack_writer w;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* query.c: answer one decision from the map images and explain it. */
 #include "query.h"
 #include "mem.h"

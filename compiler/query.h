@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* query.h: one decision asked of a lowered policy, answered with the same
  * walk the kernel does (runtime/eval.h) over the map images, and explained
  * by the rules that decided it.

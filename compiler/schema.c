@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* schema.c: TOML document -> policy IR (schema version 1).
  *
  * One walk over the document in source order. Every string is first

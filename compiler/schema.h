@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* schema.h: TOML document -> policy IR (schema version 1).
  *
  * Validates every key, type and value of a policy and builds the IR with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* show.c: beec show, from the pack's sections. */
 #include "show.h"
 #include "mem.h"

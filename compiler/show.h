@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* show.h: the canonical review text of a pack (beec show).
  *
  * Everything printed comes from the pack's own sections: the manifest (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* templates.h: the BPF template files embedded in libbeec at build time
  * (tools/embed over the bpf/ headers and the shared runtime/bee_ layouts), so
  * that codegen can give clang the exact headers this beec was built with. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* toml.c: TOML 1.0 documents: value decoding for the scanner, the builders
  * behind the grammar (with the spec's rules on defining tables and keys),
  * the parse driver and the two dumps. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* toml.h: the TOML 1.0 document tree that grammar/ builds.
  *
  * Every node keeps the location of its text. Tables keep their keys in

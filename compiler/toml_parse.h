@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* toml_parse.h: what grammar/toml.l, grammar/toml.y and compiler/toml.c
  * share while one document is parsed. Not a public interface. */
 #ifndef BEE_TOML_PARSE_H

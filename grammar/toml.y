@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* toml.y: the TOML 1.0 grammar. Pure and reentrant; every action is one
  * call to a builder in compiler/toml.c, which applies TOML's definition
  * rules and reports their violations. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* audit_log.c: the audit log's JSON lines.
  *
  *   {"ts":"2026-09-09T06:00:00.123Z","kind":"FileSystem","action":"Read",

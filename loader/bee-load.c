@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee-load: runs a tool inside a bee session, a thin command line over
  * libbee (loader/libbee.h). Exit status: libbee.h's BEE_STAGES, the
  * README's "bee-load exit status" table. */

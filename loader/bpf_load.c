@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_load.c: the pack's BPF object in the kernel, for one session.
  *
  *   load    bpf_object__open_mem of the pack's ELF; every program and map

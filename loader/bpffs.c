@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpffs.c: a bpf file system for the session's pins when none is mounted.
  *
  * A fresh machine often has none at /sys/fs/bpf (systemd mounts one, a

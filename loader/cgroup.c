@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* cgroup.c: the session cgroup. It is created under the caller's own
  * cgroup v2 node, the tool is created directly inside it (clone3
  * CLONE_INTO_CGROUP, launch.c), programs are attached to it alone, and at

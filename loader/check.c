@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* check.c: the gates of `bee-load check`. Each gate is probed for real
  * where a probe is possible: the BPF_LSM_CGROUP gate loads a two-instruction
  * lsm_cgroup program for file_open (attach_btf_id from the running

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* decide.c: a pack's policy compiled again, and bee_decision__query.
  *
  * A pack holds its policy source and the defines it was compiled with;

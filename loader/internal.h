@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* internal.h: what the modules of libbee share; not part of the API.
  *
  *   util.c        errors, stage and backend tables, fault injection, small I/O

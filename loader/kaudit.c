@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* kaudit.c: what Landlock refused, from the kernel's audit stream.
  *
  * Under the landlock backend the file and exec decisions are Landlock's,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* launch.c: the tool's process.
  *
  * It is created with clone3(CLONE_INTO_CGROUP | CLONE_PIDFD), so it is in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* libbee.h: bee-load as a library. bee-load (loader/bee-load.c) is a thin
  * command line over exactly this API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* ll.c: the Landlock backend's ruleset, built from the plan in the pack's
  * manifest (compiler/landlock.h says when a policy has one).
  *

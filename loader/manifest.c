@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* manifest.c: a pack verified for loading, and its manifest as C structs.
  *
  * The pack reader (runtime/pack.c) proves the container whole; this file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* nesting.c: a session started inside another session.
  *
  * A process in a live session's cgroup (or below it) that starts a session

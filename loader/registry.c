@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* registry.c: the sessions of this machine, one record each, so that
  * `bee-load ls` can list them, `bee-load revoke` can find a session's
  * pinned maps and `bee-load gc` (and every run, at its start) can clean

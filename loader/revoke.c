@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* revoke.c: taking a grant away from a live session.
  *
  * A revoke only narrows. Refused outright: a deny rule (taking it away

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* session.c: one session, from a pack to a torn-down cgroup.
  *
  *   bee_session__open    pack -> nesting -> gate -> registry -> audit log -> cgroup ->

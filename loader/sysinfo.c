@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* sysinfo.c: where cgroup v2 and bpffs are mounted (from
  * /proc/self/mountinfo, never assumed), the caller's own cgroup, and a
  * process's identity (pid and start time, so a reused pid is not taken

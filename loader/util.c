@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* util.c: errors, the stage and backend tables, fault injection, files,
  * clocks and session ids. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_audit.h: the audit records that the BPF programs write to the ring
  * buffer and the loader turns into JSON lines (DESIGN.md, "The loader and
  * the audit log").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_dfa.h: the map image of one permission automaton, and its walk.
  *
  * Shared by the compiler (which writes images), the host evaluator and the

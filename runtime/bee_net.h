@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_net.h: the network maps shared by the compiler, the loader and the BPF
  * programs, and the port-range scan that both the host evaluator and BPF run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_session.h: the maps that the loader fills at session start (and
  * changes on revoke), shared with the BPF programs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* eval.h: the host evaluator. It answers decisions from the map images,
  * with the same walks the BPF programs do, so that `beec query` and the
  * tests see exactly what the kernel will decide.

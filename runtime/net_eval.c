@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* net_eval.c: LPM-trie lookups and the port scan, as the kernel does them. */
 #include "net_eval.h"
 

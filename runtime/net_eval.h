@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* net_eval.h: the host evaluator of the network maps.
  *
  * It answers a decision for (direction, family, address, port, protocol)

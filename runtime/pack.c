@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack.c: the .bpfpack reader. Checks, in this order, so that the first
  * message names the first thing that is wrong: the header, the section
  * table (names, kinds, element counts, order, layout, padding), the file

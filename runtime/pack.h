@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack.h: the .bpfpack reader.
  *
  * bee_pack__open_mem and bee_pack__open_file check every field of a pack

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack_format.h: the on-disk layout of a .bpfpack, format version 1.
  *
  * Shared by the writer (compiler/pack_write.c) and the reader

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_attenuate.c: libFuzzer target for the attenuation check
  * (attenuate.h): two policies from one input, the parent before a line
  * "---" and the child after it, both loaded and lowered, then the child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_diff.c: libFuzzer target for `beec diff` (diff.h): the old policy
  * before a line "---", the new one after it, both loaded and lowered,
  * then compared and printed as text and as JSON.

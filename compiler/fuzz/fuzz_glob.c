@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_glob.c: libFuzzer target for glob parsing (glob.h) and lowering to
  * an automaton (dfa.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_policy.c: the pipeline as the compiler's fuzz targets run it. */
 #include "fuzz_policy.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_policy.h: what the compiler's libFuzzer targets share (tools/fuzz).
  *
  * A target turns its input into one or two policies the way beec would

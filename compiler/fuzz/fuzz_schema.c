@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_schema.c: libFuzzer target for the schema lowering, TOML -> policy
  * IR (schema.h), with -D HOME and -D PROJECT defined as beec would pass
  * them. A policy that builds must dump (--dump=ir), and every rule must

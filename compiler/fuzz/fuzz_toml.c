@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_toml.c: libFuzzer target for the TOML front end (grammar/, toml.h).
  *
  * The input is a policy source as bytes. A document that parses must dump

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* examples.h: the example policies, for the tests that run every one. */
 #ifndef BEE_TESTS_EXAMPLES_H
 #define BEE_TESTS_EXAMPLES_H

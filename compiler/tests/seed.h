@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* seed.h: the seeded random numbers of the property tests, so that every
  * failure can be replayed with BEE_SEED=N. */
 #ifndef BEE_TESTS_SEED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_alloc_sweep: the out-of-memory contract (mem.h), stage by stage.
  *
  * For every example policy, each stage of beec's pipeline (load, lower,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Attenuation soundness at the policy level, through the whole pipeline
  * (TOML -> schema -> lowering -> beec check's proof -> beec query's walk):
  *

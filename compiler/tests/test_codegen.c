@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_codegen: the per-policy BPF program, from lowered policy to a
  * verified ELF.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of the configuration files (config.h): one row per layer
  * (each wins over the ones below it, key by key), the project search (it
  * stops at the repository's root), XDG_CONFIG_HOME over HOME, relative

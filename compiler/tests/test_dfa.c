@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_dfa: the automaton's API: tables, provenance, limits, dumps. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_dfa_props: the automaton against an independent reference matcher.
  *
  * The reference below backtracks over the glob text itself: braces are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_dfa_widen: attenuation by product search.
  *
  * A table of parent/child pairs with the expected answer (subset, or the

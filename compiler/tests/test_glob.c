@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_glob: {glob, string, match?} rows through the whole automaton
  * pipeline, and {glob, error} rows for the parser.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Every compiler limit of beec_limits.h (and the fixed ones of glob.h,
  * netset.h and diag.h), one row each: a generated pathological policy that
  * must stop at the limit with its exact error (message, line and column,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of [net] entry parsing: table-driven rows of {entry, normal
  * form} and {entry, error message part, byte span of the bad part, note}. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* [net] lowering: table-driven decisions, dumps, the range limit, determinism,
  * attenuation pairs, and two property tests against a brute-force evaluator
  * that reads the IR rules directly (no projection, no LPM):

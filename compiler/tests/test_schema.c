@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of the schema: table-driven rows of {policy, expected text in
  * the IR dump} and {policy, expected first error with its line and column},
  * plus the rule list itself, the error cap, warnings and the defines. */

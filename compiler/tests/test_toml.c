@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of the TOML scanner and parser: table-driven rows of
  * {input, expected tagged JSON} and {input, expected first diagnostic with
  * its line and column}, plus the canonical dump. */

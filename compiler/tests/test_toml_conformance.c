@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The TOML front end against the toml-test corpus (TOML 1.0.0 cases):
  * every valid case must decode to its tagged JSON, every invalid case must
  * be rejected with at least one located diagnostic. The corpus is read in

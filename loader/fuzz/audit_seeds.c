@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* audit_seeds.c: writes hand-made ring-buffer records into a directory, the
  * seeds of the audit fuzzer's corpus (tools/fuzz seed): one valid record of
  * each resource kind, and the edges of the format (path_len 0, the longest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_audit.c: libFuzzer target for the audit event decoder,
  * bee_audit_event_line() in loader/audit_log.c: a ring-buffer record
  * (struct bee_audit_event, then path_len bytes of path) into the fields of

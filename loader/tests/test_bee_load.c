@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_bee_load: bee-load end to end on this host's kernel, as root.
  *
  * What the host can do decides what is tested here (DESIGN.md): BPF LSM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_libbee: libbee's parts that need no kernel session, table driven:
  *
  *   - the stage table: names and exit statuses distinct, 126/127 for exec

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fuzz_pack.c: libFuzzer harness for the pack reader (tools/fuzz pack).
  *
  * Each input is opened twice: as it is, and "resealed" (section checksums,

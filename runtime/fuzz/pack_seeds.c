@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* pack_seeds.c: writes a few valid packs into a directory, the seeds of
  * the pack fuzzer's corpus (tools/fuzz pack seed). Usage: pack_seeds DIR */
 #include <stdio.h>

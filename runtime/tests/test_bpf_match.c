@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* test_bpf_match: the matchers of runtime/ in the kernel, against the host
  * evaluator.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The host evaluator of the network maps: the kernel's LPM-trie semantics,
  * the port scan shared with BPF, the IPv4-mapped lookup, and the checks a
  * loader runs on map images. Entries are written by hand here. */

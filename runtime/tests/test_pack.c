@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Unit tests of the .bpfpack writer and reader: round trips, determinism,
  * an independent encoder that must agree with the writer byte for byte,
  * truncation at every byte, a flipped byte everywhere (each with the

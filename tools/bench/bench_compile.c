@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bench_compile: how long beec takes per stage on the example policies
  * and on generated ones, and what a host walk of the tables costs. Prints
  * figures; asserts nothing (the tests do that). */

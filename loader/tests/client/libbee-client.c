@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* libbee-client: a program of libbee's users. tools/check-install builds
  * it against the installed tree alone (bee/libbee.h, libbee.pc,
  * libbee.so.1 or libbee.a) and runs a confined session with it, step by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee-probe: what the loader tests run inside a session. One command a
  * call; it prints one line saying what happened ("ok", or the errno's
  * name) and exits 0 for ok, 1 otherwise.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee-attach: load a BPF object and attach every program to one cgroup.
  *
  *   bee-attach OBJ CGROUP PINDIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee-listen: the guest's servers, so that an allowed connect really
  * connects and the same connect from outside a session succeeds.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee-try: attempt one operation and print what the kernel answered.
  *
  *   bee-try OP [ARG...]       one operation (the list: bee-try --help)

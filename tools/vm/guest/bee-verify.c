@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bee-verify: put every program of a .bpfpack through the running kernel's
  * verifier, without attaching anything.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpflog.c: libbpf's messages into a buffer, printed only on failure. */
 #include "bpflog.h"
 

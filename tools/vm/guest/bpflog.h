@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* bpflog.h: keep what libbpf says, show its tail when a load fails.
  *
  * A verifier log runs to thousands of lines; the cause of a refusal is at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* connect_allow.bpf.c: a cgroup/connect4 program that allows every IPv4
  * connect (returns 1), independent of bee (see connect_deny.bpf.c). */
 #include <linux/bpf.h>

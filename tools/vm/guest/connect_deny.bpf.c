@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* connect_deny.bpf.c: a cgroup/connect4 program that refuses every IPv4
  * connect (returns 0), independent of bee: with connect_allow.bpf.c it
  * shows how the kernel combines the programs of a cgroup and of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* deny_open.bpf.c: the smallest BPF LSM program that can fail a test.
  *
  * Attached with BPF_LSM_CGROUP to one cgroup, it refuses an open of exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dyn-hello: a dynamically linked program for the guest (libc through
  * ld-linux-x86-64.so.2), so that running a program through the dynamic
  * loader, and the loader's PROT_EXEC mappings, can be tested. It exits

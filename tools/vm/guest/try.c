@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* try.c: the words bee-try's operations print (try.h). */
 #include "try.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* try.h: the operations of bee-try, each of which attempts one thing and
  * prints one word: "OK", the errno's name ("EACCES"), or a word the
  * operation documents ("READ:text", "EXIT127", "UNSET").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* try_exec.c: bee-try's program operations (try.h).
  *
  *   exec PATH [ARG...]        fork, execve(2); OK once the exec succeeded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* try_fs.c: bee-try's file operations (try.h).
  *
  *   open PATH [MODE]          open(2); MODE as try_open_mode, default r

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* try_net.c: bee-try's socket operations (try.h).
  *
  *   connect ADDR:PORT [tcp|udp]   socket, connect(2)
