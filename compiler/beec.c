@@ -340,8 +340,10 @@ static int run_dump(enum dump_stage stage, const char *path, const struct beec_o
 
 /* Options every policy-reading command takes: -D, --max-states, --max-input. */
 struct policy_args {
-	const char **defines;
+	const char **defines;    /* the configuration's, then -D's */
 	size_t ndefines;
+	char **config_defines;   /* the configuration's strings, owned here */
+	size_t nconfig_defines;
 	unsigned max_states;
 	size_t max_input;
 	struct beec_limits limits;  /* --limit NAME=N; 0: the default */
@@ -420,6 +422,13 @@ static int config_read(const struct policy_args *pa)
 	return rc ? EXIT_POLICY : -1;
 }
 
+static void policy_args_fini(struct policy_args *pa)
+{
+	free(pa->defines);
+	if (pa->config_defines)
+		config_defines_free(pa->config_defines, pa->nconfig_defines);
+}
+
 static int config_apply(struct policy_args *pa)
 {
 	int st = config_read(pa);
@@ -431,10 +440,11 @@ static int config_apply(struct policy_args *pa)
 	char **cd = config_defines(&beec_config, &n);
 	if (!cd)
 		mem_raise("config_defines");
+	pa->config_defines = cd;   /* policy_args_fini frees them */
+	pa->nconfig_defines = n;
 	const char **all = xcalloc(n + pa->ndefines + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++)
-		all[i] = xstrdup(cd[i]);   /* reachable until exit, through all */
-	config_defines_free(cd, n);
+		all[i] = cd[i];
 	memcpy(all + n, pa->defines, pa->ndefines * sizeof(char *));
 	for (size_t i = 0; i < pa->ndefines; i++)
 		if (config_define_flag(&beec_config, pa->defines[i]) < 0)
@@ -596,7 +606,7 @@ static int cmd_query(int argc, char **argv)
 	beec_policy__fini(&pol);
 	status = finish_output(status);
 out:
-	free(pa.defines);
+	policy_args_fini(&pa);
 	return status;
 }
 
@@ -703,7 +713,7 @@ static int cmd_show(int argc, char **argv)
 	beec_policy__fini(&pol);
 	status = finish_output(status);
 out:
-	free(pa.defines);
+	policy_args_fini(&pa);
 	return status;
 }
 
@@ -747,7 +757,7 @@ static int cmd_diff(int argc, char **argv)
 	beec_policy__fini(&new_);
 	status = finish_output(status);
 out:
-	free(pa.defines);
+	policy_args_fini(&pa);
 	return status;
 }
 
@@ -796,7 +806,7 @@ static int cmd_check(int argc, char **argv)
 	free(parent_path);
 	status = finish_output(status);
 out:
-	free(pa.defines);
+	policy_args_fini(&pa);
 	return status;
 }
 
@@ -825,7 +835,7 @@ static int cmd_compile(int argc, char **argv)
 	struct beec_opts opts = policy_args_opts(&pa);
 	status = pa.output ? run_compile(argv[optind], pa.output, &opts) : run_dump(pa.stage, argv[optind], &opts);
 out:
-	free(pa.defines);
+	policy_args_fini(&pa);
 	return status;
 }
 
@@ -844,7 +854,7 @@ static int cmd_config(int argc, char **argv)
 	status = config_dump(&beec_config, pa.json, stdout) < 0 ? EXIT_NOMEM : 0;
 	status = finish_output(status);
 out:
-	free(pa.defines);
+	policy_args_fini(&pa);
 	return status;
 }
 
