@@ -22,6 +22,11 @@
  *                                         handles every filesystem right of
  *                                         the host's ABI and grants them all
  *                                         beneath DIR
+ *   bee-probe landlock1-read DIR COMMAND... the same rule granting only what
+ *                                         a read grant gives (read files and
+ *                                         directories, execute): the other
+ *                                         handled rights (truncate among
+ *                                         them) are checked up to the root
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,6 +34,7 @@
 #include <linux/landlock.h>
 #include <linux/capability.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,7 +95,7 @@ static __u64 ll_fs_rights(long abi)
 	return r;
 }
 
-static int landlock1(const char *dir)
+static int landlock1(const char *dir, bool read_only)
 {
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (abi < 1)
@@ -98,7 +104,8 @@ static int landlock1(const char *dir)
 	int rfd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (rfd < 0)
 		return say(errno);
-	struct landlock_path_beneath_attr pb = { .allowed_access = attr.handled_access_fs };
+	__u64 read = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_EXECUTE;
+	struct landlock_path_beneath_attr pb = { .allowed_access = read_only ? read : attr.handled_access_fs };
 	pb.parent_fd = open(dir, O_PATH | O_CLOEXEC);
 	if (pb.parent_fd < 0 ||
 	    syscall(SYS_landlock_add_rule, rfd, LANDLOCK_RULE_PATH_BENEATH, &pb, 0) < 0 ||
@@ -111,8 +118,8 @@ static int landlock1(const char *dir)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 4 && !strcmp(argv[1], "landlock1")) {
-		if (landlock1(argv[2]))
+	if (argc >= 4 && (!strcmp(argv[1], "landlock1") || !strcmp(argv[1], "landlock1-read"))) {
+		if (landlock1(argv[2], argv[1][9] == '-'))
 			return 1;
 		argv[2] = argv[0];
 		argc -= 2;
