@@ -35,11 +35,9 @@ static void fuzz_widening_check(const struct lowered *child, const struct lowere
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t alen, boff;
-	fuzz_split(data, size, &alen, &boff);
 	struct beec_policy parent, child;
-	int rp = fuzz_policy_load(&parent, "parent.toml", data, alen, FUZZ_LOWER);
-	int rc = fuzz_policy_load(&child, "child.toml", data + boff, size - boff, FUZZ_LOWER);
+	int rp, rc;
+	fuzz_policy_load_pair(&parent, "parent.toml", &rp, &child, "child.toml", &rc, data, size);
 	if (rp == 0) {
 		struct diag_ctx dc;
 		diag_init(&dc);

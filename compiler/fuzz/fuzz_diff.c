@@ -42,11 +42,9 @@ static void fuzz_diff_run(const struct lowered *old, const struct lowered *new_,
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	size_t alen, boff;
-	fuzz_split(data, size, &alen, &boff);
 	struct beec_policy old, new_;
-	int ro = fuzz_policy_load(&old, "old.toml", data, alen, FUZZ_LOWER);
-	int rn = fuzz_policy_load(&new_, "new.toml", data + boff, size - boff, FUZZ_LOWER);
+	int ro, rn;
+	fuzz_policy_load_pair(&old, "old.toml", &ro, &new_, "new.toml", &rn, data, size);
 	if (ro == 0)
 		fuzz_diff_run(old.lw, old.lw, true);
 	if (ro == 0 && rn == 0)

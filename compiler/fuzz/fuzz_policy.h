@@ -34,10 +34,6 @@ FILE *fuzz_null(void);
 /* The options every harness compiles with. */
 const struct beec_opts *fuzz_opts(void);
 
-/* Splits data at the first FUZZ_SEPARATOR: [0, *alen) and the rest from
- * *boff. Without a separator the whole input is a and b is empty. */
-void fuzz_split(const uint8_t *data, size_t size, size_t *alen, size_t *boff);
-
 enum fuzz_stage { FUZZ_PARSE, FUZZ_BUILD, FUZZ_LOWER };
 
 /* Runs the pipeline on the bytes up to stage (included) into p, which the
@@ -46,5 +42,12 @@ enum fuzz_stage { FUZZ_PARSE, FUZZ_BUILD, FUZZ_LOWER };
  * fuzz_null) either way and dc is left empty. */
 int fuzz_policy_load(struct beec_policy *p, const char *name, const uint8_t *data, size_t size,
 		     enum fuzz_stage upto);
+
+/* The two-policy inputs (attenuate, diff): data split at the first
+ * FUZZ_SEPARATOR (without one, the whole input is a and b is empty), each
+ * half loaded and lowered by fuzz_policy_load into a and b, whose results
+ * go to *ra and *rb. The caller releases both with beec_policy__fini. */
+void fuzz_policy_load_pair(struct beec_policy *a, const char *aname, int *ra, struct beec_policy *b,
+			   const char *bname, int *rb, const uint8_t *data, size_t size);
 
 #endif
