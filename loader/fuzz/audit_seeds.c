@@ -12,8 +12,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-static int seed_write(const char *dir, const char *name, const struct bee_audit_event *ev,
-		      const void *path, size_t path_bytes)
+/* The file seed-NAME in dir: ev_bytes of the record, then path_bytes of path. */
+static int seed_write_bytes(const char *dir, const char *name, const struct bee_audit_event *ev,
+			    size_t ev_bytes, const void *path, size_t path_bytes)
 {
 	char file[4096];
 	snprintf(file, sizeof(file), "%s/seed-%s", dir, name);
@@ -22,12 +23,18 @@ static int seed_write(const char *dir, const char *name, const struct bee_audit_
 		perror(file);
 		return -1;
 	}
-	int rc = fwrite(ev, sizeof(*ev), 1, f) == 1 && fwrite(path, 1, path_bytes, f) == path_bytes ? 0 : -1;
+	int rc = fwrite(ev, 1, ev_bytes, f) == ev_bytes && fwrite(path, 1, path_bytes, f) == path_bytes ? 0 : -1;
 	if (fclose(f) != 0 || rc < 0) {
 		perror(file);
 		return -1;
 	}
 	return 0;
+}
+
+static int seed_write(const char *dir, const char *name, const struct bee_audit_event *ev,
+		      const void *path, size_t path_bytes)
+{
+	return seed_write_bytes(dir, name, ev, sizeof(*ev), path, path_bytes);
 }
 
 static struct bee_audit_event seed_event(unsigned kind, unsigned action, unsigned decision, unsigned resource,
@@ -163,12 +170,6 @@ int main(int argc, char **argv)
 	ev.ktime_ns = 0x7fffffffffffffffull;
 	err |= seed_write(dir, "ktime-int64-max", &ev, "", 0);
 	ev = seed_event(BEE_AUDIT_KIND_FILESYSTEM, BEE_AUDIT_ACTION_READ, BEE_AUDIT_DENY, BEE_AUDIT_RES_PATH, 0);
-	FILE *f;
-	char file[4096];
-	snprintf(file, sizeof(file), "%s/seed-short-record", dir);
-	if (!(f = fopen(file, "wb")) || fwrite(&ev, sizeof(ev) - 1, 1, f) != 1 || fclose(f) != 0) {
-		perror(file);
-		err = -1;
-	}
+	err |= seed_write_bytes(dir, "short-record", &ev, sizeof(ev) - 1, "", 0);
 	return err ? 1 : 0;
 }
