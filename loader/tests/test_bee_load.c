@@ -728,6 +728,10 @@ static void test_failures(void **state_)
 		{ "missing", 127, "bee-load: exec: 'no-such-command': No such file or directory" },
 		{ "denied", 126, "bee-load: exec: '/usr/bin/id': Permission denied" },
 	};
+	/* auto: the system's configuration forbids the fallback */
+	char sysconf[200];
+	snprintf(sysconf, sizeof(sysconf), "BEE_SYSCONFDIR=%s/cfg/nofallback", tmp);
+	put_config("cfg/nofallback/bee/config.toml", "[bee-load]\nfallback = false\n");
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		const char *w = rows[i].what;
 		const char *p = strcmp(w, "pack") == 0 ? bad : pack;
@@ -735,10 +739,6 @@ static void test_failures(void **state_)
 		const char *cmd = strcmp(w, "missing") == 0 ? "no-such-command" : strcmp(w, "denied") == 0 ? "/usr/bin/id" : "/usr/bin/touch";
 		const char *argv[] = { BEE_BUILD_DIR "/bee-load", "run", "--backend", backend, "--bpffs", bpffs, "--state-dir", state,
 				       "--audit-log", strcmp(w, "audit") == 0 ? noaudit : audit, p, "--", cmd, marker, NULL };
-		/* auto: the system's configuration forbids the fallback */
-		char sysconf[200];
-		snprintf(sysconf, sizeof(sysconf), "BEE_SYSCONFDIR=%s/cfg/nofallback", tmp);
-		put_config("cfg/nofallback/bee/config.toml", "[bee-load]\nfallback = false\n");
 		const char *env[] = { "PATH=/usr/bin", strcmp(w, "auto") == 0 ? sysconf : NULL, NULL };
 		run(&r, argv, env, 20000);
 		if (r.status != rows[i].status || !strstr(r.err, rows[i].err))
