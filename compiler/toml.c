@@ -889,7 +889,7 @@ static void toml_dump_json_body(const struct toml_node *n, FILE *out)
 		for (size_t i = 0; i < n->arr.n; i++) {
 			if (i)
 				fputc(',', out);
-			toml_dump_json(n->arr.items[i], out);
+			toml_dump_json_body(n->arr.items[i], out);
 		}
 		fputc(']', out);
 		return;
@@ -900,7 +900,7 @@ static void toml_dump_json_body(const struct toml_node *n, FILE *out)
 				fputc(',', out);
 			put_json_string(n->tab.items[i].key, n->tab.items[i].keylen, out);
 			fputc(':', out);
-			toml_dump_json(n->tab.items[i].val, out);
+			toml_dump_json_body(n->tab.items[i].val, out);
 		}
 		fputc('}', out);
 		return;
