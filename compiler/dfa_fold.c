@@ -679,14 +679,10 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 			own[i] = rt[i].n;
 			anywhere[i] = dfa_tab_anywhere(&rt[i]);
 		}
-		if (rc == -E2BIG && f.over_budget) {
-			/* no one rule is over: the largest rule automata so far */
-			dfa_fold_report(rules, i, own, anywhere, SIZE_MAX, f.reached, rep);
-			goto over_budget;
-		}
 		if (rc == -E2BIG) {
-			/* this rule broke the bound; then the largest rule automata */
-			dfa_fold_report(rules, i, own, anywhere, i, f.reached, rep);
+			/* this rule broke the bound (over the budget, no one rule is
+			 * over); then the largest rule automata so far */
+			dfa_fold_report(rules, i, own, anywhere, f.over_budget ? SIZE_MAX : i, f.reached, rep);
 			goto out;
 		}
 		if (rc)
@@ -760,7 +756,7 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 	if (rc) {
 		free(bits);
 		dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, f.reached, rep);
-		goto over_budget;
+		goto out;
 	}
 	dfa_rules_fill(d, bits, words);
 	free(bits);
@@ -770,14 +766,9 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
 		dfa_fold_report(rules, n, own, anywhere, SIZE_MAX, d->nstates, rep);
 		rc = -E2BIG;
 	}
-	goto out;
-over_budget:
-	rep->minimal = false;
-	rep->total = true;
-	rc = -E2BIG;
 out:
-	if (rc == -E2BIG && f.over_budget && !rep->total) {
-		/* a product or the provenance product went over the budget */
+	if (rc == -E2BIG && f.over_budget) {
+		/* whichever stage went over the budget: the total is what broke */
 		rep->total = true;
 		rep->minimal = false;
 	}
