@@ -214,6 +214,15 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l)
 	return err;
 }
 
+void bee_audit_relay(struct bee_audit_log *log, const struct bee_audit_line *l, bee_warn_fn warn,
+		     void *warn_ctx)
+{
+	int err = bee_audit_write(log, l);
+	if (err && log->lost == 1)   /* said once; the session gives the count */
+		bee_warnf(warn, warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
+			  log->path ? log->path : "?", strerror(-err));
+}
+
 int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_AUDIT);

@@ -240,11 +240,14 @@ struct bee_audit_line {
  * the resource that are not UTF-8 become U+FFFD; controls are escaped. */
 char *bee_audit_format(const struct bee_audit_line *l, const char *policy, bool detail,
 		       size_t *len);
-/* Appends the line with one write(2). 0 or a negative errno. */
-/* Appends one line. A record that cannot be written is counted in
- * log->lost (the first cause in lost_err) and its error returned: loss is
- * never silent, the session reports the count when it ends. */
+/* Appends one line with one write(2): 0 or a negative errno. A record
+ * that cannot be written is counted in log->lost (the first cause in
+ * lost_err) and its error returned: loss is never silent, the session
+ * reports the count when it ends. */
 int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l);
+/* bee_audit_write for a relay: the first record lost is said through warn. */
+void bee_audit_relay(struct bee_audit_log *log, const struct bee_audit_line *l, bee_warn_fn warn,
+		     void *warn_ctx);
 /* Opens path for appending (O_APPEND|O_CREAT, 0600), closing any log
  * already open. */
 int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error *e);

@@ -442,10 +442,7 @@ static void ka_flush(struct bee_kaudit *k, struct ka_event *ev, struct bee_audit
 		bee_kaudit_blockers(a.blockers, &l.kind, &l.action);
 		l.resource = a.has_path ? a.path : "unknown";
 		l.resource_len = strlen(l.resource);
-		int err = bee_audit_write(log, &l);
-		if (err && log->lost == 1)   /* said once; the session gives the count */
-			bee_warnf(k->warn, k->warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
-				  log->path, strerror(-err));
+		bee_audit_relay(log, &l, k->warn, k->warn_ctx);
 	}
 	ka_event_free(ev);
 }
@@ -531,10 +528,7 @@ static void ka_lost_line(struct bee_kaudit *k, struct bee_audit_log *log, const 
 		.resource = res, .resource_len = strlen(res), .decision = "Deny", .pid = -1,
 		.source = "loader", .rule = -1,
 	};
-	int err = bee_audit_write(log, &l);
-	if (err && log->lost == 1)
-		bee_warnf(k->warn, k->warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
-			  log->path, strerror(-err));
+	bee_audit_relay(log, &l, k->warn, k->warn_ctx);
 }
 
 int bee_kaudit_read(struct bee_kaudit *k, struct bee_audit_log *log)

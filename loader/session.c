@@ -74,16 +74,6 @@ struct bee_session {
 
 /* ---- audit relay -------------------------------------------------------------------- */
 
-/* A record that could not be written: said once, when the first is lost;
- * the log counts them all and the end of the session gives the count. */
-static void audit_warn(struct bee_session *s, int err)
-{
-	if (s->log.lost > 1)
-		return;
-	bee_warnf(s->warn, s->warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
-		  s->log.path ? s->log.path : "?", strerror(-err));
-}
-
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct bee_session *s = ctx;
@@ -94,9 +84,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		bee_warnf(s->warn, s->warn_ctx, "audit: a malformed record of %zu bytes from the ring buffer", size);
 		return 0;
 	}
-	int err = bee_audit_write(&s->log, &l);
-	if (err)
-		audit_warn(s, err);
+	bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
 	return 0;
 }
 
@@ -115,9 +103,7 @@ static void check_lost(struct bee_session *s)
 		.resource = res, .resource_len = strlen(res), .decision = "Deny", .pid = -1,
 		.source = "loader", .reason = "ring buffer overrun", .rule = -1,
 	};
-	int err = bee_audit_write(&s->log, &l);
-	if (err)
-		audit_warn(s, err);
+	bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
 }
 
 static void relay(struct bee_session *s)
@@ -150,9 +136,7 @@ static void on_env(void *ctx, const char *name, size_t len, bool allow)
 		.pid = getpid(), .comm = "bee-load", .source = "launcher",
 		.reason = allow ? "granted" : "not granted", .rule = -1,
 	};
-	int err = bee_audit_write(&s->log, &l);
-	if (err)
-		audit_warn(s, err);
+	bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
 }
 
 /* The wall clock moved: take the offset again (a TFD_TIMER_CANCEL_ON_SET
