@@ -373,12 +373,6 @@ struct toml_node *toml_lex_datetime(struct toml_parser *p, enum toml_type t,
 	return node;
 }
 
-void toml_lex_push(struct toml_parser *p, enum toml_lex_ctx c, struct loc at)
-{
-	(void)at;
-	p->ctx[p->depth++] = c;
-}
-
 int toml_lex_open(struct toml_parser *p, enum toml_lex_ctx c, struct loc at)
 {
 	/* brackets open inside each other are levels of the tree: the check

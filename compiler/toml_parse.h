@@ -53,7 +53,6 @@ struct toml_parser {
 };
 
 /* scanner helpers (compiler/toml.c) */
-void toml_lex_push(struct toml_parser *p, enum toml_lex_ctx c, struct loc at);
 /* Opens an array or inline table at at; -1 (error queued) past 'depth'. */
 int toml_lex_open(struct toml_parser *p, enum toml_lex_ctx c, struct loc at);
 void toml_lex_buf_reset(struct toml_parser *p);
