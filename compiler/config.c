@@ -646,19 +646,18 @@ bool config_bool(const struct config *c, enum config_key k)
 	return c->v[k].b;
 }
 
+static char **defines_body(const struct config *c)
+{
+	char **v = xcalloc(c->ndefines + 1, sizeof(char *));
+	for (size_t i = 0; i < c->ndefines; i++)
+		v[i] = xasprintf("%s=%s", c->defines[i].name, c->defines[i].value);
+	return v;
+}
+
 char **config_defines(const struct config *c, size_t *n)
 {
-	char **v = calloc(c->ndefines + 1, sizeof(char *));
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < c->ndefines; i++) {
-		if (asprintf(&v[i], "%s=%s", c->defines[i].name, c->defines[i].value) < 0) {
-			config_defines_free(v, i);
-			return NULL;
-		}
-	}
-	*n = c->ndefines;
+	char **v = MEM_PROTECT(NULL, defines_body(c));
+	*n = v ? c->ndefines : 0;
 	return v;
 }
 
