@@ -414,7 +414,7 @@ static int config_read(const struct policy_args *pa)
 	diag_print(&dc, stderr);
 	diag_fini(&dc);
 	if (rc == -ENOMEM)
-		return -ENOMEM;
+		mem_raise("config_load");
 	if (rc == -EINVAL && !*err)
 		fprintf(stderr, "beec: config: refused: the configuration above is not valid\n");
 	else if (rc)
@@ -425,15 +425,12 @@ static int config_read(const struct policy_args *pa)
 static void policy_args_fini(struct policy_args *pa)
 {
 	free(pa->defines);
-	if (pa->config_defines)
-		config_defines_free(pa->config_defines, pa->nconfig_defines);
+	config_defines_free(pa->config_defines, pa->nconfig_defines);
 }
 
 static int config_apply(struct policy_args *pa)
 {
 	int st = config_read(pa);
-	if (st == -ENOMEM)
-		mem_raise("config_load");
 	if (st >= 0)
 		return st;
 	size_t n;
@@ -443,8 +440,7 @@ static int config_apply(struct policy_args *pa)
 	pa->config_defines = cd;   /* policy_args_fini frees them */
 	pa->nconfig_defines = n;
 	const char **all = xcalloc(n + pa->ndefines + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		all[i] = cd[i];
+	memcpy(all, cd, n * sizeof(char *));
 	memcpy(all + n, pa->defines, pa->ndefines * sizeof(char *));
 	for (size_t i = 0; i < pa->ndefines; i++)
 		if (config_define_flag(&beec_config, pa->defines[i]) < 0)
