@@ -28,6 +28,15 @@ struct source *source_new(const char *name, const char *text, size_t len)
 	return MEM_PROTECT(NULL, source_new_body(name, text, len));
 }
 
+/* Clears O_NONBLOCK: 0 or a negative errno. */
+static int fd_set_blocking(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
 /* Opens path for source_read_max: a FIFO is opened without blocking (open
  * of a FIFO for reading waits for a writer) and must have a writer by now. */
 static int source_open(const char *path, size_t max, bool *fifo)
@@ -44,11 +53,8 @@ static int source_open(const char *path, size_t max, bool *fifo)
 	else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max)
 		err = -EFBIG;   /* said before a byte is read */
 	*fifo = !err && S_ISFIFO(st.st_mode);
-	if (!err && !*fifo) {
-		int fl = fcntl(fd, F_GETFL);
-		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
-			err = -errno;
-	}
+	if (!err && !*fifo)
+		err = fd_set_blocking(fd);
 	if (err) {
 		close(fd);
 		return err;
@@ -85,11 +91,8 @@ int source_read_max(const char *path, size_t max, struct source **out)
 		ssize_t r = read(fd, buf + len, want);
 		if (r < 0 && errno == EAGAIN && fifo) {
 			/* a writer that has not written yet: from now on, wait for it */
-			int fl = fcntl(fd, F_GETFL);
-			if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
-				err = -errno;
+			if ((err = fd_set_blocking(fd)) < 0)
 				break;
-			}
 			fifo = false;
 			continue;
 		}
