@@ -236,14 +236,9 @@ void mem_xgrow(void **items, size_t *cap, size_t need, size_t elem, const char *
 	if (need <= *cap)
 		return;
 	size_t c = *cap ? *cap : 8;
-	while (c < need) {
-		if (c > SIZE_MAX / 2) {
-			mem_failed(MEM_FAIL_SYSTEM, SIZE_MAX);
-			mem_raise(where);
-		}
+	while (c < need && c <= SIZE_MAX / 2)
 		c *= 2;
-	}
-	if (c > SIZE_MAX / elem) {
+	if (c < need || c > SIZE_MAX / elem) {
 		mem_failed(MEM_FAIL_SYSTEM, SIZE_MAX);
 		mem_raise(where);
 	}
