@@ -108,6 +108,7 @@ _Noreturn void mem_raise(const char *where)
 	if (!t) {
 		fprintf(stderr, "libbeec: out of memory in '%s', outside any protected call (a programming "
 			"error: call it through a libbeec entry point)\n", where);
+		fflush(stderr);   /* a host may have made stderr buffered: abort flushes nothing */
 		abort();
 	}
 	mem_mark_exhausted();
