@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@
 #include "mem.h"
 #include "pack.h"
 #include "query.h"
+#include "seed.h"
 #include "show.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -373,14 +375,16 @@ static void test_alloc_sweep_examples(void **state)
 
 /* ---- beec --max-memory ------------------------------------------------------------ */
 
-static int run_beec(const char *max_memory, const char *out)
+/* beec POLICY -o OUT, with --max-memory=MAX_MEMORY unless it is NULL (the
+ * default budget); its stderr goes to TMPDIR/stderr. */
+static int run_beec(const char *max_memory, const char *policy, const char *out)
 {
 	const char *beec = getenv("BEEC") ? getenv("BEEC") : BEE_BUILD_DIR "/beec";
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		char opt[64];
-		snprintf(opt, sizeof(opt), "--max-memory=%s", max_memory);
+		snprintf(opt, sizeof(opt), "--max-memory=%s", max_memory ? max_memory : "");
 		/* under ASan: the unwound stage's transient blocks are lost by
 		 * contract (mem.h), so LeakSanitizer's exit report is not a finding */
 		setenv("ASAN_OPTIONS", "detect_leaks=0", 1);
@@ -388,8 +392,10 @@ static int run_beec(const char *max_memory, const char *out)
 		snprintf(err, sizeof(err), "%s/stderr", tmpdir);
 		if (!freopen("/dev/null", "w", stdout) || !freopen(err, "w", stderr))
 			_exit(127);
-		execl(beec, beec, "-D", defines[0], "-D", defines[1], opt, "policies/reviewer.toml", "-o", out,
-		      (char *)NULL);
+		if (max_memory)
+			execl(beec, beec, "-D", defines[0], "-D", defines[1], opt, policy, "-o", out, (char *)NULL);
+		else
+			execl(beec, beec, "-D", defines[0], "-D", defines[1], policy, "-o", out, (char *)NULL);
 		_exit(127);
 	}
 	int status;
@@ -419,29 +425,95 @@ static void test_alloc_sweep_beec_budget(void **state)
 	/* reviewer.toml's compile peaks at about 400 KB of heap */
 	static const char *const small[] = { "1", "64K", "128K" };
 	for (size_t i = 0; i < ARRAY_LEN(small); i++) {
-		assert_int_equal(run_beec(small[i], out), 6);
+		assert_int_equal(run_beec(small[i], "policies/reviewer.toml", out), 6);
 		assert_int_equal(entries_in(dir), 0);   /* no pack, no temporary */
-		char err[320], want[96], *text = NULL;
+		char err[320], *text = NULL;
 		size_t len = 0;
 		snprintf(err, sizeof(err), "%s/stderr", tmpdir);
 		FILE *f = fopen(err, "r");
 		assert_non_null(f);
 		assert_true(getdelim(&text, &len, '\0', f) > 0);
 		fclose(f);
-		snprintf(want, sizeof(want), "needed a heap of more than");
-		assert_non_null(strstr(text, want));
+		assert_non_null(strstr(text, "needed a heap of more than"));
 		assert_non_null(strstr(text, "raise it with --max-memory"));
 		free(text);
 		unlink(err);
 	}
 	/* the control: the same compile with room enough */
-	assert_int_equal(run_beec("1G", out), 0);
+	assert_int_equal(run_beec("1G", "policies/reviewer.toml", out), 0);
 	struct stat sb;
 	assert_int_equal(stat(out, &sb), 0);
 	assert_true(sb.st_size > 0);
 	assert_int_equal(entries_in(dir), 1);
 	unlink(out);
 	rmdir(dir);
+}
+
+/* The default budget (4G) leaves room for a large policy: 10,000 generated
+ * fs rules (a twentieth under the sanitizers) compile with no
+ * --max-memory; 1M, the control, is refused. */
+static void test_alloc_sweep_beec_default_budget(void **state)
+{
+	(void)state;
+	char policy[320], out[320];
+	snprintf(policy, sizeof(policy), "%s/generated.toml", tmpdir);
+	snprintf(out, sizeof(out), "%s/generated.bpfpack", tmpdir);
+	FILE *f = fopen(policy, "w");
+	assert_non_null(f);
+	long n = test_cases(10000);
+	fprintf(f, "version = 1\nname = \"generated\"\n\n[fs]\nread = [\n");
+	for (long i = 0; i < n; i++)
+		fprintf(f, "  \"/data/d%ld/f%ld/**\",\n", i % 97, i);
+	fprintf(f, "]\n");
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(run_beec(NULL, policy, out), 0);
+	struct stat sb;
+	assert_int_equal(stat(out, &sb), 0);
+	unlink(out);
+	assert_int_equal(run_beec("1M", policy, out), 6);
+	assert_int_equal(stat(out, &sb), -1);
+	unlink(policy);
+	char err[320];
+	snprintf(err, sizeof(err), "%s/stderr", tmpdir);
+	unlink(err);
+}
+
+/* A funnel call outside any protected call is a host's programming error:
+ * it aborts, naming the function, when the allocation fails; the control,
+ * the same call with memory to spare, returns. */
+static void test_alloc_outside_trap(void **state)
+{
+	(void)state;
+	for (int fail = 0; fail <= 1; fail++) {
+		char err[320];
+		snprintf(err, sizeof(err), "%s/outside", tmpdir);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			if (!freopen(err, "w", stderr))
+				_exit(127);
+			mem_fail_after(fail ? 0 : -1);
+			free(xmalloc(16));
+			_exit(0);
+		}
+		int status;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		if (!fail) {
+			assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+		} else {
+			assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT);
+			FILE *f = fopen(err, "r");
+			assert_non_null(f);
+			char *text = NULL;
+			size_t len = 0;
+			assert_true(getdelim(&text, &len, '\0', f) > 0);
+			fclose(f);
+			assert_non_null(strstr(text, "out of memory in 'test_alloc_outside_trap', outside any "
+						     "protected call"));
+			free(text);
+		}
+		unlink(err);
+	}
 }
 
 static int setup(void **state)
@@ -475,6 +547,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc_sweep_examples),
 		cmocka_unit_test(test_alloc_sweep_beec_budget),
+		cmocka_unit_test(test_alloc_sweep_beec_default_budget),
+		cmocka_unit_test(test_alloc_outside_trap),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
