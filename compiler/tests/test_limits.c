@@ -417,14 +417,24 @@ static void test_rows(void **state)
 }
 
 /* --max-states (beec_opts.max_states) is the same limit as 'states', and
- * wins over it. */
+ * wins over it both ways; the automaton needs more than 100 states and
+ * fewer than 1000. */
 static void test_max_states_option(void **state)
 {
 	(void)state;
 	const char *text = HEAD "[fs]\nread = [\"/x/*a???????\"]\n";
-	struct beec_limits lim = { .sz = sizeof(lim), .states = 1000 };
-	for (int pass = 0; pass < 2; pass++) {
-		struct beec_opts o = { .sz = sizeof(o), .max_states = pass ? 1000 : 100, .limits = &lim };
+	static const struct {
+		unsigned max_states, states; /* 0: not given */
+		bool refused;
+	} cases[] = {
+		{ 100, 1000, true },    /* the option, lower, wins */
+		{ 1000, 100, false },   /* the option, higher, wins */
+		{ 0, 100, true },       /* 'states' alone */
+		{ 1000, 1000, false },  /* the control */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct beec_limits lim = { .sz = sizeof(lim), .states = cases[i].states };
+		struct beec_opts o = { .sz = sizeof(o), .max_states = cases[i].max_states, .limits = &lim };
 		struct beec_policy p = { 0 };
 		struct diag_ctx dc;
 		diag_init(&dc);
@@ -432,7 +442,7 @@ static void test_max_states_option(void **state)
 		assert_int_equal(beec_policy__parse_opts(&p, &o, &dc), 0);
 		assert_int_equal(beec_policy__build(&p, &o, &dc), 0);
 		int rc = beec_policy__lower(&p, &o, &dc);
-		if (pass == 0) {
+		if (cases[i].refused) {
 			assert_int_not_equal(rc, 0);
 			assert_non_null(strstr(dc.items[0].msg, "more than the limit of 100"));
 		} else {
