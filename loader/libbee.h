@@ -81,6 +81,11 @@
 	X(REVOKE, 76, "revoke", "a revoke was refused (it would widen, or cannot narrow live)")    \
 	X(SESSION, 77, "session", "no such live session")                                          \
 	X(NESTING, 78, "nesting", "run inside a session: the pack is not proved a subset of it")   \
+	X(USER, 79, "user", "the tool's user cannot be resolved or switched to")                   \
+	X(NAMESPACE, 80, "namespace", "the session's pid, mount or cgroup namespace, its private /proc " \
+	  "or its read-only mounts cannot be set up")                                              \
+	X(SECCOMP, 81, "seccomp", "the session's system call filter cannot be built or loaded")    \
+	X(GUARD, 82, "guard", "the global BPF LSM programs that guard bee's objects cannot be loaded or attached") \
 	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
 
 enum bee_stage {
