@@ -124,6 +124,7 @@ struct bee_manifest {
 	long ll_rule;                           /* -1 when none is named */
 	struct bee_mf_ll_rule *ll_rules;
 	size_t nll;
+	uint32_t syscalls_allowed;              /* bits of enum bee_syscall_group ("syscalls") */
 };
 
 /* Opens and verifies a pack: the reader's checks, then the manifest's
