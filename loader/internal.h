@@ -313,12 +313,32 @@ int bee_env_build(const struct bee_pack *p, const struct bee_manifest *m,
 		  bee_env_decision_fn cb, void *ctx, char ***envp);
 void bee_env_free(char **envp);
 
+/* ---- mountns.c ---------------------------------------------------------------------- */
+
+/* The session's mount namespace, planned in bee-load before the clone and
+ * entered by the session's first process (pid 1 of its pid namespace, in
+ * a mount namespace of its own): mounts made private, a /proc of the new
+ * pid namespace, the cgroup file system of the session's cgroup namespace
+ * read-only, bee's own objects (bpffs, the state directory) covered, and
+ * the tree read-only but where the policy grants writes. The plan owns
+ * every string and buffer the child needs: entering only makes system
+ * calls. */
+struct bee_mountns;
+
+int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct bee_mountns **out,
+		     struct bee_error *e);
+/* In the child. Returns 0, or a negative errno with *what naming the call
+ * (for the launch's report, stage NAMESPACE). */
+int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
+void bee_mountns_free(struct bee_mountns *ns);
+
 struct bee_launch {
 	const char *const *argv;
 	char *const *envp;
 	int cgroup_fd;
 	int ruleset_fd;             /* -1: no Landlock */
 	unsigned ll_flags;
+	const struct bee_mountns *mountns;   /* NULL: the launcher's mount namespace */
 };
 
 /* Creates the tool's process in the cgroup, hardens it and execs argv.

@@ -34,7 +34,9 @@
 	  "open_by_handle_at name_to_handle_at")                                                 \
 	X(KERNEL, "kernel", "the machine itself: modules, kexec, reboot, swap, accounting, quotas, ports", \
 	  "init_module finit_module delete_module kexec_load kexec_file_load reboot swapon swapoff " \
-	  "acct quotactl quotactl_fd syslog iopl ioperm lookup_dcookie uselib vhangup")
+	  "acct quotactl quotactl_fd syslog iopl ioperm lookup_dcookie uselib vhangup")             \
+	X(IO_URING, "io_uring", "io_uring: its operations (sockets among them) bypass this filter", \
+	  "io_uring_setup io_uring_enter io_uring_register")
 
 enum bee_syscall_group {
 #define BEE_SYSCALL_GROUP_ENUM(e, name, doc, calls) BEE_SYSCALLS_##e,
