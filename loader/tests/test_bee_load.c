@@ -72,6 +72,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#define NOBODY 65534                  /* the tool's user by default */
+
+static char secret[160];               /* world-readable, outside the policy: Landlock's denial */
 static char tmp[64], proj[128], home[128], bpffs[128], state[128], pack[128], probe[160];
 static char cgparent[4096];
 static int port_ok, port_no;          /* listeners: granted, not granted */
@@ -334,8 +337,12 @@ static int setup(void **state_)
 {
 	(void)state_;
 	snprintf(tmp, sizeof(tmp), "/tmp/test_bee_load-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (!mkdtemp(tmp) || chmod(tmp, 0755) < 0)
 		return -1;
+	/* the tool runs as nobody (bee-load's default for root without SUDO_UID):
+	 * the trees it reads are world-readable, the one it writes is nobody's */
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
 	snprintf(proj, sizeof(proj), "%s/proj", tmp);
 	snprintf(home, sizeof(home), "%s/home", tmp);
 	snprintf(bpffs, sizeof(bpffs), "%s/bpffs", tmp);
@@ -354,6 +361,9 @@ static int setup(void **state_)
 		perror("test_bee_load: setup");
 		return -1;
 	}
+	snprintf(d, sizeof(d), "%s/out", proj);
+	if (chown(d, NOBODY, NOBODY) < 0)
+		return -1;
 	snprintf(d, sizeof(d), "%s/bin", proj);
 	mkdir(d, 0755);
 	char *bin;
@@ -370,6 +380,9 @@ static int setup(void **state_)
 	snprintf(d, sizeof(d), "%s/in.txt", proj);
 	bee_write_atomic(d, "hello\n", 6);
 	chmod(d, 0644);
+	snprintf(secret, sizeof(secret), "%s/secret.txt", tmp);
+	bee_write_atomic(secret, "hunter2\n", 8);
+	chmod(secret, 0644);
 	if (compile("policies/sandbox-demo.toml", pack))
 		return -1;
 	if (bee_cgroup_self(cgparent, sizeof(cgparent)) < 0)
@@ -507,10 +520,10 @@ static void test_session(void **state_)
 	snprintf(ok, sizeof(ok), "%d", port_ok);
 	snprintf(no, sizeof(no), "%d", port_no);
 	snprintf(script, sizeof(script),
-		 "P=%s; $P read %s/in.txt; $P write %s/out/w.txt; $P read /etc/shadow; $P exec /usr/bin/id; "
+		 "P=%s; $P read %s/in.txt; $P write %s/out/w.txt; $P read %s; $P exec /usr/bin/id; "
 		 "$P connect 127.0.0.1 %s; $P connect 127.0.0.1 %s; $P env SECRET_TOKEN; $P env DEMO_SANDBOX; "
 		 "$P env DEMO_CTX; $P env PATH; $P hardening",
-		 probe, proj, proj, ok, no);
+		 probe, proj, proj, secret, ok, no);
 	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, "--env", "DEMO_CTX=given",
 			       pack, "--", "/usr/bin/sh", "-c", script, NULL };
 	const char *env[] = { "SECRET_TOKEN=hunter2", "PATH=/usr/bin:/bin", NULL };
@@ -538,7 +551,7 @@ static void test_session(void **state_)
 
 	size_t n;
 	char **v = audit_lines(audit, &n, false);
-	assert_int_equal(count_record(v, n, "FileSystem", "Read", "/etc/shadow", "Deny"), 1);
+	assert_int_equal(count_record(v, n, "FileSystem", "Read", secret, "Deny"), 1);
 	assert_int_equal(count_record(v, n, "Process", "Execute", "/usr/bin/id", "Deny"), 1);
 	snprintf(res, sizeof(res), "127.0.0.1:%d", port_no);
 	assert_int_equal(count_record(v, n, "Network", "Connect", res, "Deny"), 1);
@@ -559,7 +572,7 @@ static void test_audit_detail(void **state_)
 	char audit[256];
 	snprintf(audit, sizeof(audit), "%s/detail.jsonl", tmp);
 	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, "--audit-detail", pack, "--",
-			       probe, "read", "/etc/shadow", NULL };
+			       probe, "read", secret, NULL };
 	struct run r;
 	run(&r, argv, NULL, 20000);
 	assert_int_equal(r.status, 1);
@@ -567,8 +580,10 @@ static void test_audit_detail(void **state_)
 	size_t n;
 	char **v = audit_lines(audit, &n, true);
 	bool found = false;
+	char res[300];
+	snprintf(res, sizeof(res), "\"resource\":\"%s\",\"decision\":\"Deny\",\"pid\":", secret);
 	for (size_t i = 0; i < n; i++)
-		found |= strstr(v[i], "\"resource\":\"/etc/shadow\",\"decision\":\"Deny\",\"pid\":") &&
+		found |= strstr(v[i], res) &&
 			 strstr(v[i], "\"comm\":\"bee-probe\",\"policy\":\"sandbox-demo\",\"source\":\"landlock\"");
 	assert_true(found);
 	lines_free(v, n);
@@ -943,7 +958,7 @@ static void test_hostile(void **state_)
 	 * the count said at the end, and a tool's 0 becomes the audit status */
 	const char *denied[] = { "/usr/bin/sh", "-c", NULL, NULL };
 	char line[512];
-	snprintf(line, sizeof(line), "/usr/bin/cat /etc/shadow 2>/dev/null; /usr/bin/touch '%s'", marker);
+	snprintf(line, sizeof(line), "/usr/bin/cat %s 2>/dev/null; /usr/bin/touch '%s'", secret, marker);
 	denied[2] = line;
 	snprintf(d, sizeof(d), "%s/full", tmp);
 	mount_tmpfs(d, "size=16k,mode=0755");
@@ -968,7 +983,7 @@ static void test_hostile(void **state_)
 	run_row("audit log with room (control)", pack, d, denied, 0, "", marker, true);
 	size_t n;
 	char **v = audit_lines(d, &n, false);
-	assert_int_equal(count_record(v, n, "FileSystem", "Read", "/etc/shadow", "Deny"), 1);
+	assert_int_equal(count_record(v, n, "FileSystem", "Read", secret, "Deny"), 1);
 	lines_free(v, n);
 }
 
@@ -1423,7 +1438,7 @@ static void test_no_bpffs(void **state_)
 	snprintf(err, sizeof(err), "%s/nobpffs.err", tmp);
 	snprintf(sd, sizeof(sd), "%s/state-nobpffs", tmp);
 	snprintf(mnt, sizeof(mnt), "%s/bpffs", sd);
-	snprintf(script, sizeof(script), "P=%s; $P read /etc/shadow; $P read %s/in.txt", probe, proj);
+	snprintf(script, sizeof(script), "P=%s; $P read %s; $P read %s/in.txt", probe, secret, proj);
 	int before_mounts = count_bpf_mounts();
 	assert_true(before_mounts >= 1);   /* this suite's own, at least */
 	pid_t pid = fork();
