@@ -150,6 +150,10 @@ int bee_cgroup2_mount(char *mnt, size_t mntsize, char *root, size_t rootsize);
 int bee_bpffs_find(char *out, size_t size);
 /* 1 when path is the mount point of a bpf file system, else 0. */
 int bee_is_bpffs(const char *path);
+/* Calls fn with each mount point (unescaped) of fstype (NULL: every
+ * mount) in /proc/self/mountinfo order; stops at fn's first non-zero,
+ * which it returns. */
+int bee_mountinfo_each(const char *fstype, int (*fn)(const char *mnt, const char *fstype, void *ctx), void *ctx);
 
 /* ---- bpffs.c ---------------------------------------------------------------------- */
 
@@ -331,6 +335,10 @@ int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct
  * (for the launch's report, stage NAMESPACE). */
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
 void bee_mountns_free(struct bee_mountns *ns);
+/* The plan as text, one step a line ("cover PATH", "cgroup2 PATH",
+ * "write PATH", "proc ro|rw", "tree ro|rw"), for tests and messages;
+ * -ENOSPC when it does not fit. */
+int bee_mountns_describe(const struct bee_mountns *ns, char *buf, size_t size);
 
 struct bee_launch {
 	const char *const *argv;
