@@ -253,10 +253,15 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l);
 /* bee_audit_write for a relay: the first record lost is said through warn. */
 void bee_audit_relay(struct bee_audit_log *log, const struct bee_audit_line *l, bee_warn_fn warn,
 		     void *warn_ctx);
-/* Opens path for appending (O_APPEND|O_CREAT, 0600), closing any log
- * already open. */
+/* Opens path for appending (O_APPEND|O_CREAT, 0600; bee_audit_fd_open),
+ * closing any log already open. */
 int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error *e);
 int bee_audit_close(struct bee_audit_log *log);   /* fsync + close */
+/* An audit log's descriptor for appending (created 0600 when create): a
+ * symbolic link is refused (O_NOFOLLOW), and so is anything but a regular
+ * file of one link or a character device, owned by root or the invoking
+ * user (uid, euid, SUDO_UID). Returns the fd, or a negative errno with the reason in why. */
+int bee_audit_fd_open(const char *path, bool create, char *why, size_t whysize);
 /* Samples CLOCK_REALTIME - CLOCK_BOOTTIME (the pair with the smallest gap). */
 int64_t bee_boot_to_real(void);
 
@@ -376,6 +381,12 @@ struct bee_registry_entry {
 };
 
 const char *bee_state_dir(const char *opt);
+/* Creates the state directory 0700 when missing; refuses (stage REGISTRY,
+ * -EPERM) one that is a symbolic link, owned by another user or writable
+ * by group or others, and makes one that others may read 0700. */
+int bee_state_dir_secure(const char *state_dir, struct bee_error *e);
+/* The resource of the record gc appends to a dead session's audit log. */
+#define BEE_AUDIT_LAUNCHER_LOST "bee:audit-lost:launcher-died"
 /* Exclusive lock of the registry (flock on STATE/lock). Returns the fd. */
 int bee_registry_lock(const char *state_dir);
 void bee_registry_unlock(int fd);
