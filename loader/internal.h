@@ -194,6 +194,33 @@ int bee_landlock_abi(void);    /* 0 when Landlock is not available */
  * whose path is missing grants nothing (a warning). Stage LANDLOCK. */
 int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *fd, bee_warn_fn warn,
 			 void *warn_ctx, struct bee_error *e);
+
+/* Rules on a file system the session's init mounts anew (proc, cgroup2:
+ * mountns.c) would bind the host's inodes, which the tool never sees.
+ * bee_landlock_ruleset leaves them out and lists them here; init adds them
+ * to the ruleset once it has mounted its own (bee_landlock_late_add). */
+struct bee_ll_late {
+	char *path;
+	unsigned rule;
+	bool beneath;
+	uint64_t dir_access, file_access;
+};
+
+struct bee_ll_lates {
+	struct bee_ll_late *v;
+	size_t n;
+};
+
+/* Like bee_landlock_ruleset, with the late rules in *late (NULL: add them
+ * now, as bee_landlock_ruleset does). */
+int bee_landlock_ruleset_late(const struct bee_manifest *m, int abi, int *fd, struct bee_ll_lates *late,
+			      bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
+void bee_ll_lates_fini(struct bee_ll_lates *late);
+/* In init, after its mounts: adds each late rule whose path exists (a
+ * missing one grants nothing, as at launch; a literal file rule that names
+ * a directory is refused). Only system calls. 0 or a negative errno with
+ * *what naming the call. */
+int bee_landlock_late_add(int ruleset_fd, const struct bee_ll_lates *late, const char **what);
 /* The landlock_restrict_self flags of this ABI: log the tool's denials
  * after exec (ABI 7+). */
 unsigned bee_landlock_restrict_flags(int abi);
@@ -390,6 +417,7 @@ struct bee_launch {
 	const struct bee_mountns *mountns;   /* NULL: the launcher's mount namespace */
 	const struct bee_user *user;         /* NULL or !change: bee-load's ids */
 	const struct sock_fprog *seccomp;    /* NULL: no filter */
+	const struct bee_ll_lates *ll_late;  /* NULL: none; added by init to ruleset_fd */
 };
 
 /* What bee_launch started: the session's init (pid 1 of its pid

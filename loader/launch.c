@@ -30,7 +30,10 @@
  *   PR_SET_PDEATHSIG SIGKILL    the tool does not outlive init
  *   the user switch             setgroups, setresgid, setresuid (user.c chose)
  *   PR_SET_NO_NEW_PRIVS
- *   landlock_restrict_self      the landlock backend's ruleset, or bpf-lsm's hardening one
+ *   landlock_restrict_self      the landlock backend's ruleset (its rules on the
+ *                               session's own /proc and cgroup2 added first, so
+ *                               that /proc/self is the tool's), or bpf-lsm's
+ *                               hardening one
  *   securebits locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, NO_CAP_AMBIENT_RAISE)
  *   every capability dropped from the bounding set, ambient cleared,
  *   permitted/effective/inheritable emptied (capset)
@@ -331,6 +334,14 @@ static void tool_main(const struct child_plan *cp)
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "no_new_privs");
 	if (l->ruleset_fd >= 0) {
+		/* the rules on init's /proc and cgroup2, added here so that
+		 * /proc/self is the tool's own */
+		const char *what = "landlock";
+		int err = bee_landlock_late_add(l->ruleset_fd, l->ll_late, &what);
+		if (err) {
+			errno = -err;
+			child_fail(errfd, BEE_STAGE_LANDLOCK, what);
+		}
 		if (syscall(__NR_landlock_restrict_self, l->ruleset_fd, l->ll_flags) < 0)
 			child_fail(errfd, BEE_STAGE_LANDLOCK, "landlock_restrict_self");
 		close(l->ruleset_fd);

@@ -43,7 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -131,8 +133,84 @@ unsigned bee_landlock_restrict_flags(int abi)
 	return abi >= 7 ? LL_RESTRICT_LOG_NEW_EXEC_ON : 0;
 }
 
+/* The file systems the session's init mounts anew (mountns.c) */
+static bool ll_remounted(int fd)
+{
+	struct statfs sf;
+	return fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC);
+}
+
+static int ll_late_push(struct bee_ll_lates *late, const struct bee_mf_ll_rule *r, uint64_t handled)
+{
+	struct bee_ll_late *v = realloc(late->v, (late->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	late->v = v;
+	struct bee_ll_late *l = &v[late->n];
+	if (!(l->path = strdup(r->path)))
+		return -ENOMEM;
+	l->rule = r->rule;
+	l->beneath = r->beneath;
+	l->dir_access = ll_rights(r->perms, true) & handled;
+	l->file_access = ll_rights(r->perms, false) & handled & LL_FS_FILE_RIGHTS;
+	late->n++;
+	return 0;
+}
+
+void bee_ll_lates_fini(struct bee_ll_lates *late)
+{
+	for (size_t i = 0; late && i < late->n; i++)
+		free(late->v[i].path);
+	if (late) {
+		free(late->v);
+		late->v = NULL;
+		late->n = 0;
+	}
+}
+
+int bee_landlock_late_add(int rfd, const struct bee_ll_lates *late, const char **what)
+{
+	for (size_t i = 0; late && i < late->n; i++) {
+		const struct bee_ll_late *l = &late->v[i];
+		struct stat st;
+		int pfd = open(l->path, O_PATH | O_CLOEXEC);
+		if (pfd < 0)
+			continue;       /* grants nothing, as a path missing at launch */
+		if (fstat(pfd, &st) < 0) {
+			close(pfd);
+			continue;
+		}
+		bool dir = S_ISDIR(st.st_mode);
+		if (dir != l->beneath) {
+			close(pfd);
+			if (!l->beneath) {
+				*what = "late rule is a dir";
+				return -EISDIR;
+			}
+			continue;
+		}
+		struct ll_path_beneath pb = { .allowed_access = dir ? l->dir_access : l->file_access,
+					      .parent_fd = pfd };
+		int r = pb.allowed_access ? (int)syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0)
+					  : 0;
+		int err = errno;
+		close(pfd);
+		if (r < 0) {
+			*what = "late landlock_add_rule";
+			return -err;
+		}
+	}
+	return 0;
+}
+
 int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *out, bee_warn_fn warn,
 			 void *warn_ctx, struct bee_error *e)
+{
+	return bee_landlock_ruleset_late(m, abi, out, NULL, warn, warn_ctx, e);
+}
+
+int bee_landlock_ruleset_late(const struct bee_manifest *m, int abi, int *out, struct bee_ll_lates *late,
+			      bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_LANDLOCK);
 	int rfd = -1, pfd = -1;
@@ -161,6 +239,15 @@ int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *out, bee_wa
 			if (pfd >= 0)
 				close(pfd);
 			pfd = -1;
+			continue;
+		}
+		if (late && ll_remounted(pfd)) {
+			close(pfd);
+			pfd = -1;
+			if ((err = ll_late_push(late, r, handled)) < 0) {
+				bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
+				goto fail;
+			}
 			continue;
 		}
 		bool dir = S_ISDIR(st.st_mode);

@@ -56,6 +56,7 @@ struct bee_session {
 	bool cgroup_made;
 	struct bee_bpf *bpf;
 	int ruleset_fd;
+	struct bee_ll_lates ll_late;        /* rules init adds on its own /proc, cgroup2 */
 	struct bee_user user;
 	struct bee_seccomp filter;
 
@@ -346,7 +347,8 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if (!s->rb)
 		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer 'bee_audit': %s", strerror(errno));
 	if (s->backend == BEE_BACKEND_LANDLOCK &&
-	    (err = bee_landlock_ruleset(&s->mf, s->ll_abi, &s->ruleset_fd, s->warn, s->warn_ctx, e)) < 0)
+	    (err = bee_landlock_ruleset_late(&s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, s->warn,
+					     s->warn_ctx, e)) < 0)
 		return err;
 	/* bpf-lsm: link, rename, unlink, mkdir, truncate by Landlock (ll.c) */
 	if (s->backend == BEE_BACKEND_BPF_LSM &&
@@ -433,7 +435,7 @@ int bee_session__spawn(struct bee_session *s, const char *const argv[], const ch
 	struct bee_launch l = {
 		.argv = argv, .envp = envp, .cgroup_fd = s->cgroup_fd, .ruleset_fd = s->ruleset_fd,
 		.ll_flags = bee_landlock_restrict_flags(s->ll_abi), .mountns = ns, .user = &s->user,
-		.seccomp = &s->filter.prog,
+		.seccomp = &s->filter.prog, .ll_late = &s->ll_late,
 	};
 	struct bee_launched run;
 	err = bee_launch(&l, &run, e);
@@ -625,6 +627,7 @@ void bee_session__close(struct bee_session *s)
 	bee_bpf_close(s->bpf);
 	if (s->ruleset_fd >= 0)
 		close(s->ruleset_fd);
+	bee_ll_lates_fini(&s->ll_late);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
 	if (s->cgroup_made && (err = bee_cgroup_remove(s->cgroup, KILL_WAIT_MS)) < 0)

@@ -615,6 +615,44 @@ static void test_inexpressible(void **state_)
 	assert_clean();
 }
 
+/* Grants on /proc and cgroup2 reach the session's own mounts of them
+ * (init mounts both anew: their rules are added in the tool, so that
+ * /proc/self is the tool's); what they do not grant stays refused. */
+static void test_session_mounts(void **state_)
+{
+	(void)state_;
+	char pol[256], pk[256], mnt[256], root[256], cg[600];
+	assert_int_equal(bee_cgroup2_mount(mnt, sizeof(mnt), root, sizeof(root)), 0);
+	snprintf(pol, sizeof(pol), "%s/procgrant.toml", tmp);
+	snprintf(pk, sizeof(pk), "%s/procgrant.bpfpack", tmp);
+	char text[1024];
+	snprintf(text, sizeof(text),
+		 "version = 1\nname = \"procgrant\"\n[fs]\nread = [\"/usr/**\", \"/etc/ld.so.cache\", \"%s/**\", "
+		 "\"/proc/self/**\", \"%s/**\"]\n[exec]\nallow = [\"/usr/bin/sh\", "
+		 "\"/usr/lib/x86_64-linux-gnu/**\", \"%s/bin/**\"]\n",
+		 proj, mnt, proj);
+	assert_int_equal(bee_write_atomic(pol, text, strlen(text)), 0);
+	assert_int_equal(compile(pol, pk), 0);
+	/* in the session's cgroup namespace, the mount's root is the session's cgroup */
+	snprintf(cg, sizeof(cg), "%s/cgroup.procs", mnt);
+	char script[1024];
+	/* the shell reads /proc/self itself: it is the tool, whose entry the
+	 * rule names (a child of it has an entry of its own) */
+	snprintf(script, sizeof(script),
+		 "P=%s; if read l </proc/self/status; then echo ok; else echo no; fi; $P read /proc/1/status; "
+		 "$P read %s", probe, cg);
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pk, "--", "/usr/bin/sh", "-c", script, NULL };
+	struct run r;
+	run(&r, argv, NULL, 20000);
+	if (r.status)
+		fprintf(stderr, "%s%s", r.out, r.err);
+	assert_int_equal(r.status, 0);
+	/* its own /proc entry and the session's cgroup.procs; not init's */
+	assert_string_equal(r.out, "ok\nEACCES\nok\n");
+	run_fini(&r);
+	assert_clean();
+}
+
 /* ---- teardown on every path -------------------------------------------------------------- */
 
 static void test_teardown_signals(void **state_)
@@ -1892,6 +1930,7 @@ int main(void)
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_audit_detail),
 		cmocka_unit_test(test_inexpressible),
+		cmocka_unit_test(test_session_mounts),
 		cmocka_unit_test(test_teardown_signals),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_pid_namespace),
