@@ -152,12 +152,16 @@ b=$(is "$w" EPERM EACCES EROFS)
 [ "$(stat -c %u "$log" 2>/dev/null)" = 0 ] || b=0
 attempt audit-log-replace "$b" "rename a file of the tool's over $log: '$w' (want EPERM); the log is owned by uid $(stat -c %u "$log" 2>/dev/null) (want 0)"
 
-# last: a success would end the session
-w=$(ask write /sys/fs/cgroup/cgroup.kill 1)
+# last: a success would end the session. The session's cgroup.kill as the
+# tool names it: /sys/fs/cgroup/ in a cgroup namespace of its own, else
+# the host's path
+own=$cg/cgroup.kill
+[ "$(readlink "/proc/$hpid/ns/cgroup")" != "$(readlink /proc/self/ns/cgroup)" ] && own=/sys/fs/cgroup/cgroup.kill
+w=$(ask write "$own" 1)
 p=$(ask pid)
 b=$(is "$w" EROFS EACCES)
 [ "$p" = "$tpid" ] || b=0
-attempt cgroup-kill-own "$b" "write 1 to the session's cgroup.kill: '$w' (want EROFS or EACCES); the tool then answered '$p' (want $tpid)"
+attempt cgroup-kill-own "$b" "write 1 to the session's cgroup.kill ($own): '$w' (want EROFS or EACCES); the tool then answered '$p' (want $tpid)"
 
 session_end
 bee_case control-session-exit "$([ "$session_rc" -eq 0 ] && echo PASS || echo FAIL)" "bee-load exited $session_rc (want 0): $(tail -n 2 "$session_dir/err" | tr '\n' ' ')"

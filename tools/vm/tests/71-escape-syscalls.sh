@@ -28,6 +28,7 @@ outside personality-rx EXEC personality-rx
 outside perf OK perf
 outside uring-setup OK uring-setup
 outside unshare-user OK unshare user
+outside clone-newnet OK clone net
 outside keyctl OK keyctl
 outside userfaultfd OK userfaultfd
 outside socket-netlink OK socket netlink raw 0
@@ -37,8 +38,8 @@ simple personality-addr-no-randomize EPERM -- personality 0x0040000
 simple vsock-socket EPERM -- socket 40 stream 0
 simple netlink-socket EPERM -- socket netlink raw 0
 simple packet-socket EPERM -- socket packet raw 768
-simple alg-socket EPERM -- socket 38 seqpacket 0
-simple xdp-socket EPERM -- socket 44 raw 0
+simple vsock-dgram-socket EPERM -- socket 40 dgram 0
+simple netlink-uevent-socket EPERM -- socket netlink dgram 15
 simple perf-event-open EPERM -- perf
 simple io-uring-setup EPERM -- uring-setup
 simple unshare-user EPERM -- unshare user
