@@ -13,6 +13,7 @@
 #include "toml.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -110,6 +111,23 @@ static bool define_name_ok(const char *s, size_t n)
 }
 
 /* ADDR, ADDR:PORT, [V6]:PORT or a bare V6 */
+/* USER, UID, USER:GROUP or UID:GID: each part a name as useradd takes it
+ * (letters, digits, '.', '_', '-', not starting with '-') or a number;
+ * whether it exists is bee-load's question at run time. */
+bool config_user_ok(const char *s)
+{
+	const char *colon = strchr(s, ':');
+	for (int part = 0; part < (colon ? 2 : 1); part++) {
+		const char *p = part ? colon + 1 : s, *end = part || !colon ? p + strlen(p) : colon;
+		if (p == end || *p == '-' || end - p > 32)
+			return false;
+		for (; p < end; p++)
+			if (!isalnum((unsigned char)*p) && *p != '.' && *p != '_' && *p != '-')
+				return false;
+	}
+	return true;
+}
+
 static bool addr_ok(const char *s)
 {
 	char host[64];
@@ -285,6 +303,20 @@ static void key_set(struct walk *w, enum config_key k, const struct toml_kv *kv)
 			diag_error(w->dc, n->loc, "'%s' is not an IP address with an optional port",
 				   diag_quote(q, sizeof(q), n->str.ptr, n->str.len, true));
 			diag_note(w->dc, LOC_NONE, "write 192.0.2.53, 192.0.2.53:53 or [2001:db8::53]:53");
+			return;
+		}
+		nv.str = xstrdup(n->str.ptr);
+		break;
+	case CONFIG_ACCOUNT:
+		if (n->type != TOML_STRING) {
+			diag_error(w->dc, n->loc, "'%s' must be a string (a user), found %s", name, type_name(n));
+			return;
+		}
+		if (strlen(n->str.ptr) != n->str.len || !config_user_ok(n->str.ptr)) {
+			char q[80];
+			diag_error(w->dc, n->loc, "'%s' is not a user", diag_quote(q, sizeof(q), n->str.ptr,
+										  n->str.len, true));
+			diag_note(w->dc, LOC_NONE, "write USER, UID, USER:GROUP or UID:GID");
 			return;
 		}
 		nv.str = xstrdup(n->str.ptr);

@@ -41,6 +41,7 @@ enum config_type {
 	CONFIG_PATH,      /* a string; relative: against the file's directory */
 	CONFIG_PATHS,     /* an array of such strings */
 	CONFIG_ADDR,      /* an IP address with an optional port */
+	CONFIG_ACCOUNT,   /* USER, UID, USER:GROUP or UID:GID (bee-load's --user) */
 	CONFIG_DEFINES,   /* a table of NAME = "VALUE" (beec's -D) */
 };
 
@@ -54,6 +55,7 @@ enum config_type {
 	X(AUDIT_LOG, "bee-load", "audit-log", CONFIG_PATH, "")              \
 	X(AUDIT_DETAIL, "bee-load", "audit-detail", CONFIG_BOOL, "false")   \
 	X(DNS_UPSTREAM, "bee-load", "dns-upstream", CONFIG_ADDR, "")        \
+	X(USER, "bee-load", "user", CONFIG_ACCOUNT, "")                     \
 	X(ABSTRACTIONS, "beec", "abstractions", CONFIG_PATHS, "")           \
 	X(DEFINE, "beec", "define", CONFIG_DEFINES, "")
 
@@ -83,7 +85,7 @@ enum config_from { CONFIG_FROM_DEFAULT, CONFIG_FROM_FILE, CONFIG_FROM_FLAG };
 struct config_value {
 	enum config_from from;
 	struct loc loc;          /* CONFIG_FROM_FILE: the value's text */
-	char *str;               /* CHOICE, PATH, ADDR; "" when unset */
+	char *str;               /* CHOICE, PATH, ADDR, ACCOUNT; "" when unset */
 	bool b;                  /* BOOL */
 	char **list;             /* PATHS */
 	size_t n;
@@ -139,6 +141,9 @@ int config_define_flag(struct config *c, const char *name_value);
 const char *config_str(const struct config *c, enum config_key k);   /* NULL when "" */
 bool config_bool(const struct config *c, enum config_key k);
 const char *config_key_name(enum config_key k);   /* "bee-load.backend" */
+/* The shape of a user value (USER, UID, USER:GROUP, UID:GID), for
+ * bee-load's --user too. */
+bool config_user_ok(const char *s);
 
 /* The defines as "NAME=VALUE" strings in c's order (a malloc'ed vector of
  * malloc'ed strings; config_defines_free). NULL when out of memory. */

@@ -25,7 +25,7 @@ static const char usage_text[] =
 	"usage: bee-load check [--json]\n"
 	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
-	"                    PACK -- CMD [ARGS]...\n"
+	"                    [--user USER|UID[:GID]] PACK -- CMD [ARGS]...\n"
 	"       bee-load query PACK KIND ACTION RESOURCE\n"
 	"       bee-load revoke SESSION RULE\n"
 	"       bee-load ls [--json]\n"
@@ -65,6 +65,9 @@ static const char help_text[] =
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
 	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
 	"                        write rules name (else refused, 74, without Landlock)\n"
+	"  --user USER|UID[:GID] the tool's user (default: SUDO_UID/SUDO_GID when set, else\n"
+	"                        65534:65534, nobody; 'root' keeps uid 0 and says what it\n"
+	"                        costs); without root the tool keeps bee-load's user\n"
 	"  --bpffs DIR           the bpf file system to pin under (default: from mountinfo,\n"
 	"                        else bee-load mounts one at STATE-DIR/bpffs)\n"
 	"  --state-dir DIR       the session registry (default " BEE_STATE_DIR ")\n"
@@ -109,11 +112,11 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening;
-	const char *audit_log, *bpffs, *state_dir, *backend, *config;
+	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user;
 	const char **env;
 	size_t nenv;
 };
@@ -130,10 +133,11 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 		{ "no-landlock-hardening", no_argument, NULL, OPT_NO_LL_HARDENING },
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "user", required_argument, NULL, OPT_USER },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir", "no-landlock-hardening", "config" };
+					     "state-dir", "no-landlock-hardening", "config", "user" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -178,6 +182,11 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
 			break;
+		case OPT_USER:
+			if (!config_user_ok(optarg))
+				return usage_error("--user expects USER, UID, USER:GROUP or UID:GID, got '%s'", optarg);
+			a->user = optarg;
+			break;
 		}
 	}
 	return -1;
@@ -199,7 +208,7 @@ static int config_read(struct config *c, const struct args *a)
 	diag_fini(&dc);
 	const struct { enum config_key k; const char *v; } flags[] = {
 		{ CONFIG_BACKEND, a->backend }, { CONFIG_STATE_DIR, a->state_dir },
-		{ CONFIG_BPFFS, a->bpffs }, { CONFIG_AUDIT_LOG, a->audit_log },
+		{ CONFIG_BPFFS, a->bpffs }, { CONFIG_AUDIT_LOG, a->audit_log }, { CONFIG_USER, a->user },
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && rc == 0; i++)
 		if (flags[i].v)
@@ -219,7 +228,7 @@ static int config_read(struct config *c, const struct args *a)
 static int cmd_config(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "json config backend state-dir bpffs audit-log audit-detail");
+	int st = parse_args(argc, argv, &a, "json config backend state-dir bpffs audit-log audit-detail user");
 	if (st >= 0)
 		return st;
 	if (optind != argc)
@@ -302,7 +311,7 @@ static int cmd_run(int argc, char **argv)
 	if (!a.env)
 		return 1;
 	int status = parse_args(argc, argv, &a,
-				"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config");
+				"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user");
 	if (status >= 0)
 		goto out;
 	if (optind >= argc) {
@@ -341,7 +350,7 @@ static int cmd_run(int argc, char **argv)
 		.audit_log = config_str(&c, CONFIG_AUDIT_LOG), .audit_detail = config_bool(&c, CONFIG_AUDIT_DETAIL),
 		.bpffs = config_str(&c, CONFIG_BPFFS), .state_dir = config_str(&c, CONFIG_STATE_DIR),
 		.warn = warn_stderr, .no_landlock_hardening = a.no_ll_hardening,
-		.landlock_fallback = config_bool(&c, CONFIG_FALLBACK),
+		.landlock_fallback = config_bool(&c, CONFIG_FALLBACK), .user = config_str(&c, CONFIG_USER),
 	};
 	struct bee_session *s;
 	struct bee_error e;

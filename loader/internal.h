@@ -9,7 +9,10 @@
  *   cgroup.c      the session cgroup: create, kill, remove
  *   bpf_load.c    libbpf: open the pack's ELF, load, fill maps, pin, attach, detach
  *   ll.c          the Landlock backend: ruleset from the manifest's plan
- *   launch.c      the hardened child: clone3 into the cgroup, environment, exec
+ *   launch.c      the process tree: clone3 into the cgroup and new namespaces, the
+ *                 session's init, the hardened tool, environment, exec
+ *   user.c        the tool's user: --user, SUDO_UID or nobody, resolved before the clone
+ *   seccomp.c     the system call filter (libseccomp), built before the clone
  *   audit_log.c   the JSON lines: formatting, time, ring-buffer events
  *   kaudit.c      Landlock's denials from the kernel audit stream
  *   registry.c    /run/bee: session records, kernel-audit holds, list, gc
@@ -26,6 +29,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <linux/filter.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -332,6 +336,38 @@ int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
 void bee_mountns_free(struct bee_mountns *ns);
 
+/* ---- user.c -------------------------------------------------------------------------- */
+
+/* The tool's user, resolved before the clone (user.c says the defaults). */
+struct bee_user {
+	bool change;                /* false: the tool keeps bee-load's ids */
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;              /* the supplementary groups (setgroups) */
+	size_t ngroups;
+	char name[LOGIN_NAME_MAX + 1];  /* for messages */
+};
+
+/* spec: USER|UID[:GID] or NULL (SUDO_UID, else nobody). --user root (any
+ * spec of uid 0) keeps bee-load's ids and says what it costs through warn.
+ * Stage USER. */
+int bee_user_resolve(const char *spec, struct bee_user *u, bee_warn_fn warn, void *warn_ctx,
+		     struct bee_error *e);
+void bee_user_fini(struct bee_user *u);
+
+/* ---- seccomp.c ----------------------------------------------------------------------- */
+
+/* The session's filter as classic BPF, for prctl(PR_SET_SECCOMP): every
+ * group of bee_syscalls.h not in allowed (bits) refused, and the socket
+ * families but AF_UNIX, AF_INET, AF_INET6. Stage SECCOMP. */
+struct bee_seccomp {
+	struct sock_fprog prog;     /* filter malloc'ed */
+};
+int bee_seccomp_build(uint32_t allowed, struct bee_seccomp *out, struct bee_error *e);
+void bee_seccomp_fini(struct bee_seccomp *f);
+
+/* ---- launch.c (the process tree) ---------------------------------------------------- */
+
 struct bee_launch {
 	const char *const *argv;
 	char *const *envp;
@@ -339,13 +375,29 @@ struct bee_launch {
 	int ruleset_fd;             /* -1: no Landlock */
 	unsigned ll_flags;
 	const struct bee_mountns *mountns;   /* NULL: the launcher's mount namespace */
+	const struct bee_user *user;         /* NULL or !change: bee-load's ids */
+	const struct sock_fprog *seccomp;    /* NULL: no filter */
 };
 
-/* Creates the tool's process in the cgroup, hardens it and execs argv.
- * Returns 0 with the pid and a pidfd once exec succeeded; otherwise a
- * failure of stage LAUNCH or EXEC, the child is reaped, and *pid is the
- * pid it had (-1 when none was created), which its audit records name. */
-int bee_launch(const struct bee_launch *l, pid_t *pid, int *pidfd, struct bee_error *e);
+/* What bee_launch started: the session's init (pid 1 of its pid
+ * namespace, bee-load's child) and the tool below it. */
+struct bee_launched {
+	pid_t pid;                  /* init, in bee-load's pid namespace */
+	int pidfd;                  /* of init */
+	pid_t tool_pid;             /* the tool, in bee-load's pid namespace (0: unknown) */
+	int status_fd;              /* init writes the tool's raw wait status here, then exits */
+};
+
+/* Creates the session's init in the cgroup (new pid and mount namespaces),
+ * which forks the tool; the tool hardens and execs argv. Returns 0 once
+ * exec succeeded; otherwise a failure of stage NAMESPACE, USER, LANDLOCK,
+ * SECCOMP, LAUNCH or EXEC, init and the tool are reaped, and out->tool_pid
+ * (or out->pid) is the pid it had, which its audit records name. */
+int bee_launch(const struct bee_launch *l, struct bee_launched *out, struct bee_error *e);
+/* The tool's status as a shell gives it, once init has ended (reaped by
+ * the caller, init_status its wait status): what init reported, else
+ * init's own end. Closes status_fd. */
+int bee_launch_status(int *status_fd, int init_status);
 
 /* ---- registry.c -------------------------------------------------------------------- */
 

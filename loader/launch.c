@@ -1,28 +1,48 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* launch.c: the tool's process.
+/* launch.c: the tool's process tree.
  *
- * It is created with clone3(CLONE_INTO_CGROUP | CLONE_PIDFD), so it is in
- * the session cgroup from its first instruction (no window in which it
- * runs outside it, and nothing to hand over through cgroup.procs), and
- * bee-load holds a pidfd that cannot name a recycled pid. The child then,
- * in this order:
+ *   bee-load ── clone3(CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWPID | CLONE_NEWNS)
+ *     └ init    pid 1 of the session's pid namespace, in a mount namespace of its own
+ *         └ the tool
+ *
+ * init is in the session cgroup from its first instruction (no window in
+ * which it runs outside it, nothing to hand over through cgroup.procs), and
+ * bee-load holds a pidfd of it that cannot name a recycled pid. init:
+ *
+ *   every signal blocked (it waits for them with sigwaitinfo)
+ *   PR_SET_PDEATHSIG SIGKILL    bee-load's death kills init, and with pid 1 the
+ *                               kernel kills the whole pid namespace
+ *   unshare(CLONE_NEWCGROUP)    rooted at the session cgroup it is already in
+ *   bee_mountns_enter           private mounts, a /proc of the new pid namespace,
+ *                               bee's objects covered, the tree read-only
+ *                               (mountns.c)
+ *   forks the tool, forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
+ *   and SIGWINCH to the tool's process group, reaps every orphan, and when
+ *   the tool ends writes its raw wait status to a pipe and exits.
+ *
+ * The tool, in this order:
  *
  *   resets every signal disposition and unblocks every signal
+ *   a first message on the report socket: its pid, translated by the kernel
+ *                               into bee-load's pid namespace (SCM_CREDENTIALS)
  *   setsid()                    a new session: no controlling terminal
  *   umask(077)
- *   PR_SET_PDEATHSIG SIGKILL    the tool does not outlive its observer
+ *   PR_SET_PDEATHSIG SIGKILL    the tool does not outlive init
+ *   the user switch             setgroups, setresgid, setresuid (user.c chose)
  *   PR_SET_NO_NEW_PRIVS
  *   landlock_restrict_self      the landlock backend's ruleset, or bpf-lsm's hardening one
  *   securebits locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, NO_CAP_AMBIENT_RAISE)
  *   every capability dropped from the bounding set, ambient cleared,
  *   permitted/effective/inheritable emptied (capset)
+ *   the seccomp filter          last: nothing after it needs a refused call
  *   close_range(3, ~0)          every inherited descriptor above 2
  *   execve, over the tool's PATH when argv[0] has no '/'
  *
- * A failure in the child is written as (stage, errno) to a pipe that
- * exec closes (O_CLOEXEC), so bee-load knows whether the tool started,
- * and why not: the tool never "half starts". Everything the child needs
- * is prepared before the clone; the child only makes system calls.
+ * A failure in init or in the tool is written as (stage, errno, call) to a
+ * socket that exec closes (SOCK_CLOEXEC; init closes its end once the tool
+ * is forked), so bee-load knows whether the tool started, and why not: the
+ * tool never "half starts". Everything the children need is prepared before
+ * the clone; they only make system calls.
  */
 #include "internal.h"
 
@@ -32,15 +52,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/sched.h>
+#include <linux/seccomp.h>
 #include <linux/securebits.h>
+#include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -148,23 +173,7 @@ fail:
 	return err;
 }
 
-/* ---- the child ----------------------------------------------------------------------- */
-
-struct child_report {
-	int32_t stage;              /* enum bee_stage */
-	int32_t err;                /* errno */
-	char what[24];              /* the call that failed */
-};
-
-__attribute__((noreturn))
-static void child_fail(int fd, enum bee_stage st, const char *what)
-{
-	struct child_report r = { .stage = st, .err = errno };
-	snprintf(r.what, sizeof(r.what), "%s", what);
-	ssize_t w = write(fd, &r, sizeof(r));
-	(void)w;
-	_exit(st == BEE_STAGE_EXEC ? (r.err == ENOENT ? 127 : 126) : 125);
-}
+/* ---- the children ------------------------------------------------------------------ */
 
 /* Candidate paths for argv[0], as execvp would try them. */
 struct exec_plan {
@@ -234,25 +243,91 @@ static int cap_last(void)
 	return last;
 }
 
-__attribute__((noreturn))
-static void child_main(const struct bee_launch *l, const struct exec_plan *pl, int errfd, pid_t parent,
-		       int last_cap)
+
+struct child_report {
+	int32_t stage;              /* enum bee_stage; REPORT_HELLO: the tool's first word */
+	int32_t err;                /* errno */
+	char what[24];              /* the call that failed */
+};
+#define REPORT_HELLO (-1)
+
+/* What init and the tool need, prepared before the clone. */
+struct child_plan {
+	const struct bee_launch *l;
+	const struct exec_plan *pl;
+	int report;                 /* the children's end of the report socket */
+	int report_parent;          /* bee-load's end (closed in init) */
+	int status, status_parent;  /* the status pipe's ends */
+	int last_cap;
+	bool fault_namespace;       /* test builds: BEE_FAULT=namespace */
+};
+
+/* The signals init passes on to the tool (bee-load's teardown sends the
+ * first four; the rest are a terminal's and a job controller's). */
+static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+
+static void report_send(int fd, int stage, int err, const char *what)
 {
-	sigset_t all;
-	sigemptyset(&all);
+	struct child_report r = { .stage = stage, .err = err };
+	snprintf(r.what, sizeof(r.what), "%s", what);
+	ssize_t w = send(fd, &r, sizeof(r), MSG_NOSIGNAL);
+	(void)w;
+}
+
+__attribute__((noreturn))
+static void child_fail(int fd, enum bee_stage st, const char *what)
+{
+	int err = errno;
+	report_send(fd, st, err, what);
+	_exit(st == BEE_STAGE_EXEC ? (err == ENOENT ? 127 : 126) : 125);
+}
+
+static void tool_user(const struct bee_user *u, int fd)
+{
+	if (!u || !u->change)
+		return;
+	if (setgroups(u->ngroups, u->groups) < 0)
+		child_fail(fd, BEE_STAGE_USER, "setgroups");
+	if (setresgid(u->gid, u->gid, u->gid) < 0)
+		child_fail(fd, BEE_STAGE_USER, "setresgid");
+	/* the capabilities survive the switch for the steps that drop them for good */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		child_fail(fd, BEE_STAGE_USER, "keepcaps");
+	if (setresuid(u->uid, u->uid, u->uid) < 0)
+		child_fail(fd, BEE_STAGE_USER, "setresuid");
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	if (syscall(SYS_capget, &h, d) < 0)
+		child_fail(fd, BEE_STAGE_USER, "capget");
+	d[0].effective = d[0].permitted;
+	d[1].effective = d[1].permitted;
+	if (syscall(SYS_capset, &h, d) < 0)
+		child_fail(fd, BEE_STAGE_USER, "capset");
+}
+
+__attribute__((noreturn))
+static void tool_main(const struct child_plan *cp)
+{
+	const struct bee_launch *l = cp->l;
+	int errfd = cp->report;
+	sigset_t none;
+	sigemptyset(&none);
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &all, NULL);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	close(cp->status);
+	report_send(errfd, REPORT_HELLO, 0, "");
 
 	if (setsid() < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "setsid");
 	umask(077);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "pdeathsig");
-	if (getppid() != parent) {
+	if (getppid() != 1) {
 		errno = ESRCH;
-		child_fail(errfd, BEE_STAGE_LAUNCH, "parent gone");
+		child_fail(errfd, BEE_STAGE_LAUNCH, "init gone");
 	}
+	tool_user(l->user, errfd);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "no_new_privs");
 	if (l->ruleset_fd >= 0) {
@@ -265,7 +340,7 @@ static void child_main(const struct bee_launch *l, const struct exec_plan *pl, i
 					     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
 		  0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "securebits");
-	for (int c = 0; c <= last_cap; c++)
+	for (int c = 0; c <= cp->last_cap; c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
 			child_fail(errfd, BEE_STAGE_LAUNCH, "capbset_drop");
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
@@ -275,7 +350,9 @@ static void child_main(const struct bee_launch *l, const struct exec_plan *pl, i
 	memset(d, 0, sizeof(d));
 	if (syscall(SYS_capset, &h, d) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "capset");
-	/* every descriptor above 2, but the report pipe (closed by exec) */
+	if (l->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, l->seccomp, 0, 0) < 0)
+		child_fail(errfd, BEE_STAGE_SECCOMP, "seccomp");
+	/* every descriptor above 2, but the report socket (closed by exec) */
 	int lo = errfd >= 3 ? errfd + 1 : 3;
 	if (errfd > 3 && syscall(SYS_close_range, 3, errfd - 1, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "close_range");
@@ -283,8 +360,8 @@ static void child_main(const struct bee_launch *l, const struct exec_plan *pl, i
 		child_fail(errfd, BEE_STAGE_LAUNCH, "close_range");
 
 	int first = 0;
-	for (size_t i = 0; i < pl->n; i++) {
-		execve(pl->paths[i], (char *const *)l->argv, l->envp);
+	for (size_t i = 0; i < cp->pl->n; i++) {
+		execve(cp->pl->paths[i], (char *const *)l->argv, l->envp);
 		/* as execvp: a missing entry tries the next; a refusal is remembered */
 		if (errno == EACCES)
 			first = EACCES;
@@ -295,12 +372,137 @@ static void child_main(const struct bee_launch *l, const struct exec_plan *pl, i
 	child_fail(errfd, BEE_STAGE_EXEC, "execve");
 }
 
-int bee_launch(const struct bee_launch *l, pid_t *pid_out, int *pidfd_out, struct bee_error *e)
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/* init's life after the fork: forward, reap, report the tool's end. */
+__attribute__((noreturn))
+static void init_wait(pid_t tool, int status_fd)
+{
+	sigset_t waitset;
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGCHLD);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&waitset, forwarded[i]);
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&waitset, &si);
+		if (sig < 0)
+			continue;
+		if (sig != SIGCHLD) {
+			/* the tool leads its process group (setsid), unless it has not got there yet */
+			if (kill(-tool, sig) < 0)
+				kill(tool, sig);
+			continue;
+		}
+		int st;
+		pid_t p;
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p != tool)
+				continue;   /* an orphan reparented to pid 1 */
+			ssize_t w = write(status_fd, &st, sizeof(st));
+			(void)w;
+			/* pid 1 leaving kills whatever else runs in the namespace */
+			_exit(0);
+		}
+	}
+}
+
+__attribute__((noreturn))
+static void init_main(const struct child_plan *cp)
+{
+	int fd = cp->report;
+	sigset_t all;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	close(cp->report_parent);
+	close(cp->status_parent);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		child_fail(fd, BEE_STAGE_LAUNCH, "pdeathsig");
+	/* bee-load gone before the line above: its end of the socket is closed */
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR))) {
+		errno = ESRCH;
+		child_fail(fd, BEE_STAGE_LAUNCH, "parent gone");
+	}
+	if (cp->fault_namespace) {
+		errno = EIO;
+		child_fail(fd, BEE_STAGE_NAMESPACE, "injected fault");
+	}
+	if (unshare(CLONE_NEWCGROUP) < 0)
+		child_fail(fd, BEE_STAGE_NAMESPACE, "unshare cgroup");
+	if (cp->l->mountns) {
+		const char *what = "mount namespace";
+		int err = bee_mountns_enter(cp->l->mountns, &what);
+		if (err) {
+			errno = -err;
+			child_fail(fd, BEE_STAGE_NAMESPACE, what);
+		}
+	}
+	/* a handler, so that no signal from outside is dropped for pid 1 */
+	struct sigaction sa = { .sa_handler = on_signal };
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	/* a plain fork without libc's bookkeeping: this process is a raw clone */
+	long tool = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	if (tool < 0)
+		child_fail(fd, BEE_STAGE_LAUNCH, "fork");
+	if (tool == 0)
+		tool_main(cp);
+	close(fd);
+	init_wait((pid_t)tool, cp->status);
+}
+
+/* One message from the report socket; the sender's pid (in this pid
+ * namespace) in *pid. Returns its size, 0 at EOF, or -errno. */
+static ssize_t report_recv(int fd, struct child_report *r, pid_t *pid)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { .iov_base = r, .iov_len = sizeof(*r) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+			     .msg_controllen = sizeof(cm.buf) };
+	ssize_t n;
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred uc;
+			memcpy(&uc, CMSG_DATA(c), sizeof(uc));
+			*pid = uc.pid;
+		}
+	}
+	return n;
+}
+
+int bee_launch_status(int *status_fd, int init_status)
+{
+	int st, n = -1;
+	if (*status_fd >= 0) {
+		do
+			n = (int)read(*status_fd, &st, sizeof(st));
+		while (n < 0 && errno == EINTR);
+		close(*status_fd);
+		*status_fd = -1;
+	}
+	if (n != (int)sizeof(st))
+		return init_status;   /* init ended before the tool did (killed) */
+	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : init_status;
+}
+
+int bee_launch(const struct bee_launch *l, struct bee_launched *out, struct bee_error *e)
 {
 	struct exec_plan pl;
-	int pipefd[2] = { -1, -1 }, pidfd = -1, err;
-	*pid_out = -1;
-	*pidfd_out = -1;
+	int sv[2] = { -1, -1 }, sp[2] = { -1, -1 }, pidfd = -1, err, one = 1;
+	*out = (struct bee_launched){ .pid = -1, .pidfd = -1, .status_fd = -1 };
 	if ((err = bee_fault(BEE_STAGE_LAUNCH)) < 0)
 		return bee_fail(e, BEE_STAGE_LAUNCH, err, "injected fault");
 	err = exec_plan_build(l->argv[0], l->envp, &pl);
@@ -309,39 +511,55 @@ int bee_launch(const struct bee_launch *l, pid_t *pid_out, int *pidfd_out, struc
 		return bee_fail(e, err == -ENOENT ? BEE_STAGE_EXEC : BEE_STAGE_LAUNCH, err,
 				"'%s': %s", l->argv[0], strerror(-err));
 	}
-	int last_cap = cap_last();
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "pipe: %s", strerror(errno));
+	struct child_plan cp = { .l = l, .pl = &pl, .last_cap = cap_last(),
+				 .fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0 };
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 || pipe2(sp, O_CLOEXEC) < 0) {
+		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "report socket: %s", strerror(errno));
 		goto out;
 	}
-	pid_t parent = getpid();
+	cp.report = sv[1];
+	cp.report_parent = sv[0];
+	cp.status = sp[1];
+	cp.status_parent = sp[0];
 	struct clone_args ca = {
-		.flags = CLONE_INTO_CGROUP | CLONE_PIDFD,
+		.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWPID | CLONE_NEWNS,
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
 		.cgroup = (uint64_t)l->cgroup_fd,
 	};
 	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid < 0) {
-		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "clone3 into the session cgroup: %s",
-			       strerror(errno));
+		int en = errno;
+		err = bee_fail(e, en == EPERM || en == EINVAL || en == ENOSPC || en == EUSERS ? BEE_STAGE_NAMESPACE
+											    : BEE_STAGE_LAUNCH,
+			       -en, "clone3 into the session cgroup with new pid and mount namespaces: %s",
+			       strerror(en));
 		goto out;
 	}
 	if (pid == 0)
-		child_main(l, &pl, pipefd[1], parent, last_cap);
+		init_main(&cp);
 	/* also on failure: what the kernel logged of the child names this pid */
-	*pid_out = (pid_t)pid;
-	close(pipefd[1]);
-	pipefd[1] = -1;
+	out->pid = (pid_t)pid;
+	close(sv[1]);
+	close(sp[1]);
+	sv[1] = sp[1] = -1;
 	struct child_report r;
 	ssize_t n;
-	do
-		n = read(pipefd[0], &r, sizeof(r));
-	while (n < 0 && errno == EINTR);
+	for (;;) {
+		pid_t from = 0;
+		n = report_recv(sv[0], &r, &from);
+		if (n == (ssize_t)sizeof(r) && r.stage == REPORT_HELLO) {
+			out->tool_pid = from;
+			continue;
+		}
+		break;
+	}
 	if (n == 0) {
-		/* EOF: exec closed the pipe, the tool runs */
-		*pidfd_out = pidfd;
-		pidfd = -1;
+		/* EOF: exec closed the socket, the tool runs */
+		out->pidfd = pidfd;
+		out->status_fd = sp[0];
+		pidfd = sp[0] = -1;
 		err = 0;
 		goto out;
 	}
@@ -360,10 +578,12 @@ int bee_launch(const struct bee_launch *l, pid_t *pid_out, int *pidfd_out, struc
 	else
 		bee_fail(e, (enum bee_stage)r.stage, err, "the tool's process: %s: %s", r.what, strerror(r.err));
 out:
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
+	for (int i = 0; i < 2; i++) {
+		if (sv[i] >= 0)
+			close(sv[i]);
+		if (sp[i] >= 0)
+			close(sp[i]);
+	}
 	if (pidfd >= 0)
 		close(pidfd);
 	exec_plan_fini(&pl);

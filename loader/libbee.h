@@ -193,6 +193,13 @@ struct bee_session_opts {
 	 * GATE; bee-load sets it unless its configuration says fallback =
 	 * false) */
 	bool landlock_fallback;
+	/* The tool's user: "USER", "UID", "USER:GROUP" or "UID:GID". NULL:
+	 * when the caller is root, SUDO_UID/SUDO_GID when set (with that
+	 * user's groups), else 65534:65534 (nobody/nogroup); "root" (uid 0)
+	 * keeps the caller's ids and says what that costs through warn. A
+	 * caller that is not root keeps its own ids (and may name only
+	 * itself). Stage USER when it cannot be resolved or switched to. */
+	const char *user;
 };
 
 struct bee_session;
@@ -209,9 +216,11 @@ int bee_session__open(const char *pack_path, const struct bee_session_opts *opts
 		      struct bee_session **out, struct bee_error *e);
 
 /* Starts argv (argv[0] looked up in the tool's PATH when it has no '/')
- * inside the session: a new process created directly in the session
- * cgroup, hardened (new session, umask 077, descriptors above 2 closed,
- * no_new_privs, Landlock for that backend, every capability dropped), with
+ * inside the session: below the session's init (pid 1 of a new pid
+ * namespace, in new mount and cgroup namespaces, created directly in the
+ * session cgroup), hardened (new session, the options' user, umask 077,
+ * descriptors above 2 closed, no_new_privs, Landlock for that backend,
+ * every capability dropped, the system call filter), with
  * the environment of launcher_env (NULL: environ) reduced to the policy's
  * [env] allow, plus [env] set, plus the injected context. Returns 0 once
  * execve succeeded, or a failure of stage LAUNCH or EXEC (the tool never
@@ -229,8 +238,9 @@ int bee_session__fd(const struct bee_session *s);
  * or a negative errno. */
 int bee_session__poll(struct bee_session *s, int timeout_ms);
 
-/* Sends sig to the tool's process group; SIGKILL kills everything in the
- * session cgroup (cgroup.kill). */
+/* Sends sig to the tool's process group (through the session's init,
+ * which forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and
+ * SIGWINCH); SIGKILL kills everything in the session cgroup (cgroup.kill). */
 int bee_session__kill(struct bee_session *s, int sig);
 
 /* The tool's status as a shell gives it: its exit code, or 128 + the

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* session.c: one session, from a pack to a torn-down cgroup.
  *
- *   bee_session__open    pack -> nesting -> gate -> registry -> audit log -> cgroup ->
- *                        load -> maps -> pin -> attach -> Landlock ruleset
- *   bee_session__spawn   environment -> hardened process in the cgroup -> exec
+ *   bee_session__open    pack -> user -> seccomp filter -> nesting -> gate -> registry ->
+ *                        audit log -> cgroup -> load -> maps -> pin -> attach ->
+ *                        Landlock ruleset
+ *   bee_session__spawn   environment -> mount plan -> init (new pid, mount and cgroup
+ *                        namespaces) in the cgroup -> hardened tool -> exec
  *   bee_session__poll    ring buffer, lost counter, Landlock's audit records,
  *                        the tool's end
  *   bee_session__close   kill what is left, drain, fsync, detach, unpin,
@@ -54,6 +56,8 @@ struct bee_session {
 	bool cgroup_made;
 	struct bee_bpf *bpf;
 	int ruleset_fd;
+	struct bee_user user;
+	struct bee_seccomp filter;
 
 	struct bee_audit_log log;
 	struct bee_kaudit *ka;
@@ -62,8 +66,10 @@ struct bee_session {
 	uint64_t lost_seen;
 
 	int epfd, clock_fd;
-	pid_t tool_pid;
-	int pidfd;
+	pid_t tool_pid;             /* the tool, for its process group and the registry */
+	pid_t init_pid;
+	int pidfd;                  /* of init, whose end is the session's */
+	int status_fd;              /* init reports the tool's wait status here */
 	bool spawned, ended, finished;   /* finished: bee_session__end ran */
 	int status;                 /* shell style, once ended */
 	char res[4200], comm[17];   /* scratch of the event callback */
@@ -293,6 +299,10 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if (err)
 		return err;
 	/* inside a session: proved its subset, before anything is created */
+	/* resolved and built before anything exists that would need undoing */
+	if ((err = bee_user_resolve(o->user, &s->user, s->warn, s->warn_ctx, e)) < 0 ||
+	    (err = bee_seccomp_build(s->mf.syscalls_allowed, &s->filter, e)) < 0)
+		return err;
 	if ((err = bee_nesting_check(s->pack, &s->mf, s->state_dir, s->warn, s->warn_ctx, e)) < 0)
 		return err;
 	if ((err = pick_backend(s, o->backend, o->landlock_fallback, bpffs, sizeof(bpffs), e)) < 0)
@@ -361,7 +371,7 @@ int bee_session__open(const char *pack_path, const struct bee_session_opts *opts
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -ENOMEM, "out of memory");
-	s->cgroup_fd = s->ruleset_fd = s->lost_fd = s->epfd = s->pidfd = -1;
+	s->cgroup_fd = s->ruleset_fd = s->lost_fd = s->epfd = s->pidfd = s->status_fd = -1;
 	s->log.fd = -1;
 	s->status = -1;
 	s->warn = o->warn;
@@ -414,11 +424,22 @@ int bee_session__spawn(struct bee_session *s, const char *const argv[], const ch
 		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': injected fault", argv[0]);
 		goto out;
 	}
+	struct bee_mountns *ns = NULL;
+	if ((err = bee_mountns_plan(&s->mf, s->state_dir, &ns, e)) < 0)
+		goto out;
 	struct bee_launch l = {
 		.argv = argv, .envp = envp, .cgroup_fd = s->cgroup_fd, .ruleset_fd = s->ruleset_fd,
-		.ll_flags = bee_landlock_restrict_flags(s->ll_abi),
+		.ll_flags = bee_landlock_restrict_flags(s->ll_abi), .mountns = ns, .user = &s->user,
+		.seccomp = &s->filter.prog,
 	};
-	err = bee_launch(&l, &s->tool_pid, &s->pidfd, e);
+	struct bee_launched run;
+	err = bee_launch(&l, &run, e);
+	bee_mountns_free(ns);
+	s->init_pid = run.pid;
+	s->pidfd = run.pidfd;
+	s->status_fd = run.status_fd;
+	/* the pid that restricts itself (Landlock's domain) is the tool's */
+	s->tool_pid = run.tool_pid > 0 ? run.tool_pid : run.pid;
 	if (s->ka && s->tool_pid > 0)
 		bee_kaudit_set_pid(s->ka, s->tool_pid);
 	if (err) {
@@ -457,7 +478,7 @@ static void reap(struct bee_session *s, bool block)
 	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | (block ? 0 : WNOHANG)) < 0 || si.si_pid == 0)
 		return;
 	s->ended = true;
-	s->status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+	s->status = bee_launch_status(&s->status_fd, si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status);
 }
 
 int bee_session__poll(struct bee_session *s, int timeout_ms)
@@ -489,8 +510,13 @@ int bee_session__kill(struct bee_session *s, int sig)
 		snprintf(f, sizeof(f), "%s/cgroup.kill", s->cgroup);
 		return bee_write_file(f, "1");
 	}
-	/* the tool leads its own process group (setsid) */
-	if (kill(-s->tool_pid, sig) < 0 && syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0) < 0)
+	/* init forwards these to the tool's process group; the tool leads its
+	 * own (setsid), which a signal reaches from here too */
+	static const int via_init[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
+	for (size_t i = 0; i < sizeof(via_init) / sizeof(via_init[0]); i++)
+		if (sig == via_init[i] && syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0) == 0)
+			return 0;
+	if (kill(-s->tool_pid, sig) < 0 && kill(s->tool_pid, sig) < 0)
 		return -errno;
 	return 0;
 }
@@ -608,6 +634,10 @@ void bee_session__close(struct bee_session *s)
 	bee_registry_entry_fini(&s->reg);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
+	if (s->status_fd >= 0)
+		close(s->status_fd);
+	bee_user_fini(&s->user);
+	bee_seccomp_fini(&s->filter);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->clock_fd >= 0)

@@ -210,6 +210,7 @@ static void test_values(void **state)
 	    "[beec]\ndefine = { HOME = \"/home/u\", PROJECT = \"/user/p\" }\nabstractions = [\"/a\"]\n");
 	put("repo/.bee/config.toml",
 	    "[bee-load]\naudit-log = \"audit.jsonl\"\ndns-upstream = \"[2001:db8::53]:53\"\n"
+	    "user = \"nobody:1234\"\n"
 	    "[beec]\nabstractions = [\"abs\", \"/usr/share/bee/abstractions\"]\n[beec.define]\nPROJECT = \"/p\"\n");
 	struct config c;
 	struct diag_ctx dc;
@@ -218,6 +219,7 @@ static void test_values(void **state)
 	snprintf(want, sizeof(want), "%s/repo/.bee/audit.jsonl", T);
 	assert_string_equal(config_str(&c, CONFIG_AUDIT_LOG), want);
 	assert_string_equal(config_str(&c, CONFIG_DNS_UPSTREAM), "[2001:db8::53]:53");
+	assert_string_equal(config_str(&c, CONFIG_USER), "nobody:1234");
 	const struct config_value *a = &c.v[CONFIG_ABSTRACTIONS];
 	assert_int_equal(a->n, 2);   /* a list is one value: the project's replaces the user's */
 	snprintf(want, sizeof(want), "%s/repo/.bee/abs", T);
@@ -263,6 +265,9 @@ static const struct {
 	  "'1.2.3.4:99999' is not an IP address with an optional port", "write 192.0.2.53, 192.0.2.53:53 or [2001:db8::53]:53" },
 	{ "[bee-load]\ndns-upstream = \"resolver.example\"\n", 2, 16,
 	  "'resolver.example' is not an IP address with an optional port", "write 192.0.2.53, 192.0.2.53:53 or [2001:db8::53]:53" },
+	{ "[bee-load]\nuser = 1000\n", 2, 8, "'bee-load.user' must be a string (a user), found an integer", NULL },
+	{ "[bee-load]\nuser = \"a b\"\n", 2, 8, "'a b' is not a user", "write USER, UID, USER:GROUP or UID:GID" },
+	{ "[bee-load]\nuser = \"1000:\"\n", 2, 8, "'1000:' is not a user", "write USER, UID, USER:GROUP or UID:GID" },
 	{ "[beec]\nabstractions = \"/a\"\n", 2, 16, "'beec.abstractions' must be an array of paths, found a string", NULL },
 	{ "[beec]\nabstractions = [\"/a\", 3]\n", 2, 23, "'beec.abstractions' must be a string (a path), found an integer", NULL },
 	{ "[beec]\ndefine = { 1X = \"v\" }\n", 2, 12, "'1X' is not a define's name",
@@ -463,6 +468,7 @@ static void test_dump(void **state)
 		 "bee-load.audit-log = \"/tmp/a \\\"q\\\".jsonl\"   # flag\n"
 		 "bee-load.audit-detail = false               # default\n"
 		 "bee-load.dns-upstream = \"\"                  # default\n"
+		 "bee-load.user = \"\"                          # default\n"
 		 "beec.abstractions = []                      # default\n"
 		 "beec.define.PROJECT = \"/p\"                  # %s/repo/.bee/config.toml:5\n",
 		 T, T, T, T, T, T);

@@ -53,8 +53,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <jansson.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <regex.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -72,6 +74,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#define NOBODY 65534                  /* the tool's user by default */
+
+static char secret[160];               /* world-readable, outside the policy: Landlock's denial */
 static char tmp[64], proj[128], home[128], bpffs[128], state[128], pack[128], probe[160];
 static char cgparent[4096];
 static int port_ok, port_no;          /* listeners: granted, not granted */
@@ -334,8 +339,12 @@ static int setup(void **state_)
 {
 	(void)state_;
 	snprintf(tmp, sizeof(tmp), "/tmp/test_bee_load-XXXXXX");
-	if (!mkdtemp(tmp))
+	if (!mkdtemp(tmp) || chmod(tmp, 0755) < 0)
 		return -1;
+	/* the tool runs as nobody (bee-load's default for root without SUDO_UID):
+	 * the trees it reads are world-readable, the one it writes is nobody's */
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
 	snprintf(proj, sizeof(proj), "%s/proj", tmp);
 	snprintf(home, sizeof(home), "%s/home", tmp);
 	snprintf(bpffs, sizeof(bpffs), "%s/bpffs", tmp);
@@ -354,6 +363,9 @@ static int setup(void **state_)
 		perror("test_bee_load: setup");
 		return -1;
 	}
+	snprintf(d, sizeof(d), "%s/out", proj);
+	if (chown(d, NOBODY, NOBODY) < 0)
+		return -1;
 	snprintf(d, sizeof(d), "%s/bin", proj);
 	mkdir(d, 0755);
 	char *bin;
@@ -370,6 +382,9 @@ static int setup(void **state_)
 	snprintf(d, sizeof(d), "%s/in.txt", proj);
 	bee_write_atomic(d, "hello\n", 6);
 	chmod(d, 0644);
+	snprintf(secret, sizeof(secret), "%s/secret.txt", tmp);
+	bee_write_atomic(secret, "hunter2\n", 8);
+	chmod(secret, 0644);
 	if (compile("policies/sandbox-demo.toml", pack))
 		return -1;
 	if (bee_cgroup_self(cgparent, sizeof(cgparent)) < 0)
@@ -507,10 +522,10 @@ static void test_session(void **state_)
 	snprintf(ok, sizeof(ok), "%d", port_ok);
 	snprintf(no, sizeof(no), "%d", port_no);
 	snprintf(script, sizeof(script),
-		 "P=%s; $P read %s/in.txt; $P write %s/out/w.txt; $P read /etc/shadow; $P exec /usr/bin/id; "
+		 "P=%s; $P read %s/in.txt; $P write %s/out/w.txt; $P read %s; $P exec /usr/bin/id; "
 		 "$P connect 127.0.0.1 %s; $P connect 127.0.0.1 %s; $P env SECRET_TOKEN; $P env DEMO_SANDBOX; "
 		 "$P env DEMO_CTX; $P env PATH; $P hardening",
-		 probe, proj, proj, ok, no);
+		 probe, proj, proj, secret, ok, no);
 	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, "--env", "DEMO_CTX=given",
 			       pack, "--", "/usr/bin/sh", "-c", script, NULL };
 	const char *env[] = { "SECRET_TOKEN=hunter2", "PATH=/usr/bin:/bin", NULL };
@@ -538,7 +553,7 @@ static void test_session(void **state_)
 
 	size_t n;
 	char **v = audit_lines(audit, &n, false);
-	assert_int_equal(count_record(v, n, "FileSystem", "Read", "/etc/shadow", "Deny"), 1);
+	assert_int_equal(count_record(v, n, "FileSystem", "Read", secret, "Deny"), 1);
 	assert_int_equal(count_record(v, n, "Process", "Execute", "/usr/bin/id", "Deny"), 1);
 	snprintf(res, sizeof(res), "127.0.0.1:%d", port_no);
 	assert_int_equal(count_record(v, n, "Network", "Connect", res, "Deny"), 1);
@@ -559,7 +574,7 @@ static void test_audit_detail(void **state_)
 	char audit[256];
 	snprintf(audit, sizeof(audit), "%s/detail.jsonl", tmp);
 	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, "--audit-detail", pack, "--",
-			       probe, "read", "/etc/shadow", NULL };
+			       probe, "read", secret, NULL };
 	struct run r;
 	run(&r, argv, NULL, 20000);
 	assert_int_equal(r.status, 1);
@@ -567,8 +582,10 @@ static void test_audit_detail(void **state_)
 	size_t n;
 	char **v = audit_lines(audit, &n, true);
 	bool found = false;
+	char res[300];
+	snprintf(res, sizeof(res), "\"resource\":\"%s\",\"decision\":\"Deny\",\"pid\":", secret);
 	for (size_t i = 0; i < n; i++)
-		found |= strstr(v[i], "\"resource\":\"/etc/shadow\",\"decision\":\"Deny\",\"pid\":") &&
+		found |= strstr(v[i], res) &&
 			 strstr(v[i], "\"comm\":\"bee-probe\",\"policy\":\"sandbox-demo\",\"source\":\"landlock\"");
 	assert_true(found);
 	lines_free(v, n);
@@ -632,6 +649,224 @@ static void test_teardown_signals(void **state_)
 	}
 }
 
+/* ---- the process tree: user, pid namespace, seccomp ------------------------------------------ */
+
+/* A uid and gid no passwd or group entry names (SUDO_UID and UID:GID rows). */
+static void unnamed_ids(unsigned *uid, unsigned *gid)
+{
+	for (*uid = 42420; getpwuid(*uid); (*uid)++)
+		;
+	for (*gid = 43430; getgrgid(*gid); (*gid)++)
+		;
+}
+
+static void test_user(void **state_)
+{
+	(void)state_;
+	unsigned uid, gid;
+	unnamed_ids(&uid, &gid);
+	char spec[64], sudo_uid[64], sudo_gid[64], want_sudo[128], want_spec[128];
+	snprintf(spec, sizeof(spec), "%u:%u", uid, gid);
+	snprintf(sudo_uid, sizeof(sudo_uid), "SUDO_UID=%u", uid);
+	snprintf(sudo_gid, sizeof(sudo_gid), "SUDO_GID=%u", gid);
+	snprintf(want_sudo, sizeof(want_sudo), "uid=%u,%u,%u gid=%u,%u,%u groups=%u\n", uid, uid, uid, gid, gid, gid, gid);
+	snprintf(want_spec, sizeof(want_spec), "%s", want_sudo);
+	static const char nobody[] = "uid=65534,65534,65534 gid=65534,65534,65534 groups=65534\n";
+	struct {
+		const char *what, *user, *env, *want, *err;
+	} rows[] = {
+		{ "default: nobody", NULL, NULL, nobody, NULL },
+		{ "SUDO_UID and SUDO_GID", NULL, sudo_uid, want_sudo, NULL },
+		{ "SUDO_UID=0 is not asked for: nobody", NULL, "SUDO_UID=0", nobody, NULL },
+		{ "--user UID:GID", spec, NULL, want_spec, NULL },
+		{ "--user wins over SUDO_UID", "nobody", sudo_uid, nobody, NULL },
+		{ "--user root", "root", NULL, "uid=0,0,0 gid=0,0,0 groups=",
+		  "bee-load: --user root: the tool runs as uid 0: it owns every root-owned file" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const char *with[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--user", rows[i].user, pack, "--", probe, "ids",
+				       NULL };
+		const char *without[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", probe, "ids", NULL };
+		const char *const *argv = rows[i].user ? with : without;
+		const char *env[] = { rows[i].env, rows[i].env == sudo_uid ? sudo_gid : NULL, NULL };
+		struct run r;
+		run(&r, argv, env, 20000);
+		if (r.status || strncmp(r.out, rows[i].want, strlen(rows[i].want)) != 0)
+			fprintf(stderr, "%s: status %d: %s%s", rows[i].what, r.status, r.out, r.err);
+		assert_int_equal(r.status, 0);
+		assert_int_equal(strncmp(r.out, rows[i].want, strlen(rows[i].want)), 0);
+		if (rows[i].err)
+			assert_non_null(strstr(r.err, rows[i].err));
+		else
+			assert_null(strstr(r.err, "uid 0"));
+		run_fini(&r);
+		assert_clean();
+	}
+}
+
+/* The tool is pid 2 of a pid namespace of its own below init (pid 1):
+ * those two are all a signal finds, bee-load's pid names nothing there (ESRCH, even
+ * for a tool running as root), and a session process can be signalled
+ * (the control). */
+static void test_pid_namespace(void **state_)
+{
+	(void)state_;
+	struct run r;
+	const char *a1[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", probe, "pids", NULL };
+	run(&r, a1, NULL, 20000);
+	assert_int_equal(r.status, 0);
+	/* init and the tool; /proc is the session's own (mountns.c), which the
+	 * policy does not grant */
+	assert_string_equal(r.out, "pid=2 ppid=1 procs=-1 alive=2\n");
+	run_fini(&r);
+	assert_clean();
+
+	/* bee-load's pid (written once it runs) and this process's, both outside */
+	char pidfile[256], script[1024], env_pid[64], text[32];
+	snprintf(pidfile, sizeof(pidfile), "%s/out/launcher.pid", proj);
+	snprintf(script, sizeof(script),
+		 "P=%s; $P wait %s 10 >/dev/null; L=$(/usr/bin/cat %s); $P kill $L; $P kill $L 9; $P kill $DEMO_PID 9; "
+		 "$P kill $$ 0",
+		 probe, pidfile, pidfile);
+	snprintf(env_pid, sizeof(env_pid), "DEMO_PID=%d", (int)getpid());
+	const char *a2[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--user", "root", pack, "--", "/usr/bin/sh", "-c", script,
+			     NULL };
+	const char *env[] = { env_pid, NULL };
+	struct job j = start(a2, env);
+	snprintf(text, sizeof(text), "%d", (int)j.pid);
+	assert_int_equal(bee_write_atomic(pidfile, text, strlen(text)), 0);
+	assert_int_equal(chmod(pidfile, 0644), 0);
+	finish(&j, &r, 20000);
+	if (r.status)
+		fprintf(stderr, "%s%s", r.out, r.err);
+	assert_int_equal(r.status, 0);
+	/* the control outside: both are there, and root may signal them */
+	assert_int_equal(kill(getpid(), 0), 0);
+	assert_string_equal(r.out, "ESRCH\nESRCH\nESRCH\nok\n");
+	unlink(pidfile);
+	run_fini(&r);
+	assert_clean();
+}
+
+/* Runs sh -c script as nobody outside any session: the control of the
+ * seccomp rows (what the same calls give without the filter). */
+static void run_nobody(struct run *r, const char *script)
+{
+	char out[256];
+	snprintf(out, sizeof(out), "%s/nobody.out", tmp);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		gid_t g = NOBODY;
+		if (fo < 0 || dup2(fo, 1) < 0 || setgroups(1, &g) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
+		    setresuid(NOBODY, NOBODY, NOBODY) < 0)
+			_exit(98);
+		execl("/usr/bin/sh", "sh", "-c", script, (char *)NULL);
+		_exit(99);
+	}
+	r->status = wait_status(pid, 20000);
+	r->out = slurp(out);
+	r->err = strdup("");
+	unlink(out);
+}
+
+static void test_seccomp(void **state_)
+{
+	(void)state_;
+	static const struct {
+		const char *call, *inside;
+		bool refused;          /* a refusal: the control outside gives something else */
+	} rows[] = {
+		{ "bpf", "EPERM", true },
+		{ "perf_event_open", "EPERM", true },
+		{ "personality 400000", "EPERM", true },      /* READ_IMPLIES_EXEC */
+		{ "personality 0040000", "EPERM", true },     /* ADDR_NO_RANDOMIZE */
+		{ "socket 40", "EPERM", true },               /* AF_VSOCK */
+		{ "socket 16", "EPERM", true },               /* AF_NETLINK */
+		{ "socketpair 16", "EPERM", true },
+		{ "unshare 10000000", "EPERM", true },        /* CLONE_NEWUSER */
+		{ "unshare 10020000", "EPERM", true },        /* CLONE_NEWUSER | CLONE_NEWNS */
+		{ "clone 10000000", "EPERM", true },
+		{ "clone3", "ENOSYS", true },
+		{ "io_uring_setup", "EPERM", true },
+		{ "keyctl", "EPERM", true },
+		/* controls inside: what every tool needs stays */
+		{ "personality ffffffff", "ok", false },      /* the query */
+		{ "personality 0", "ok", false },
+		{ "socket 1", "ok", false },
+		{ "socket 2", "ok", false },
+		{ "socket 10", "ok", false },
+		{ "socketpair 1", "ok", false },
+		{ "unshare 0", "ok", false },
+		{ "clone 0", "ok", false },                   /* fork */
+	};
+	char script[8192] = "";
+	size_t off = 0;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		off += (size_t)snprintf(script + off, sizeof(script) - off, "%s sys %s; ", probe, rows[i].call);
+	struct run in, out;
+	/* as root too: the filter, not the missing capabilities, refuses */
+	for (int as_root = 0; as_root < 2; as_root++) {
+		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--user", as_root ? "root" : "nobody", pack, "--",
+				       "/usr/bin/sh", "-c", script, NULL };
+		run(&in, argv, NULL, 20000);
+		assert_int_equal(in.status, 0);
+		run_nobody(&out, script);
+		assert_int_equal(out.status, 0);
+		char *li = in.out, *lo = out.out;
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			char *ni = strchr(li, '\n'), *no = strchr(lo, '\n');
+			assert_non_null(ni);
+			assert_non_null(no);
+			*ni = *no = '\0';
+			if (strcmp(li, rows[i].inside) != 0 || (rows[i].refused && strcmp(lo, rows[i].inside) == 0))
+				fprintf(stderr, "sys %s: inside %s (want %s), outside %s\n", rows[i].call, li,
+					rows[i].inside, lo);
+			assert_string_equal(li, rows[i].inside);
+			if (rows[i].refused)
+				assert_string_not_equal(lo, rows[i].inside);
+			li = ni + 1;
+			lo = no + 1;
+		}
+		run_fini(&in);
+		run_fini(&out);
+		assert_clean();
+	}
+}
+
+/* A signal to bee-load reaches the tool through init; bee-load still
+ * exits 128 + 15. */
+static void test_signal_forwarded(void **state_)
+{
+	(void)state_;
+	char marker[256], script[1024];
+	snprintf(marker, sizeof(marker), "%s/out/got-term", proj);
+	unlink(marker);
+	snprintf(script, sizeof(script), "trap '/usr/bin/touch %s; exit 7' TERM; /usr/bin/touch %s.up; "
+		 "while :; do /usr/bin/sleep 0.05; done", marker, marker);
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sh", "-c", script, NULL };
+	struct job j = start(argv, NULL);
+	struct bee_registry_entry e;
+	wait_session(&e);
+	char up[300];
+	snprintf(up, sizeof(up), "%s.up", marker);
+	for (int i = 0; i < 500 && access(up, F_OK) < 0; i++)
+		usleep(10000);
+	assert_int_equal(access(up, F_OK), 0);
+	assert_int_equal(kill(j.pid, SIGTERM), 0);
+	struct run r;
+	finish(&j, &r, 10000);
+	assert_int_equal(r.status, 128 + SIGTERM);
+	assert_int_equal(access(marker, F_OK), 0);   /* the tool's trap ran */
+	assert_true(process_gone(e.tool_pid));
+	unlink(marker);
+	unlink(up);
+	bee_registry_entry_fini(&e);
+	run_fini(&r);
+	assert_clean();
+}
+
 static void test_gc(void **state_)
 {
 	(void)state_;
@@ -687,7 +922,8 @@ static void test_failures(void **state_)
 	} faults[] = {
 		{ "pack", 66 }, { "gate", 65 }, { "registry", 67 }, { "audit", 68 }, { "cgroup", 69 },
 		{ "load", 70 }, { "maps", 71 }, { "pin", 72 }, { "attach", 73 }, { "landlock", 74 },
-		{ "launch", 75 }, { "nesting", 78 }, { "exec", 126 },
+		{ "launch", 75 }, { "nesting", 78 }, { "user", 79 }, { "namespace", 80 }, { "seccomp", 81 },
+		{ "exec", 126 },
 	};
 	struct run r;
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
@@ -727,6 +963,7 @@ static void test_failures(void **state_)
 		{ "auto", 65, "forbids the fallback to landlock (fallback = false)" },
 		{ "missing", 127, "bee-load: exec: 'no-such-command': No such file or directory" },
 		{ "denied", 126, "bee-load: exec: '/usr/bin/id': Permission denied" },
+		{ "user", 79, "bee-load: user: --user 'no-such-user-bee': no such user" },
 	};
 	/* auto: the system's configuration forbids the fallback */
 	char sysconf[200];
@@ -737,8 +974,10 @@ static void test_failures(void **state_)
 		const char *p = strcmp(w, "pack") == 0 ? bad : pack;
 		const char *backend = strcmp(w, "auto") == 0 ? "auto" : "landlock";
 		const char *cmd = strcmp(w, "missing") == 0 ? "no-such-command" : strcmp(w, "denied") == 0 ? "/usr/bin/id" : "/usr/bin/touch";
+		const char *user = strcmp(w, "user") == 0 ? "no-such-user-bee" : "nobody";
 		const char *argv[] = { BEE_BUILD_DIR "/bee-load", "run", "--backend", backend, "--bpffs", bpffs, "--state-dir", state,
-				       "--audit-log", strcmp(w, "audit") == 0 ? noaudit : audit, p, "--", cmd, marker, NULL };
+				       "--audit-log", strcmp(w, "audit") == 0 ? noaudit : audit, "--user", user, p, "--",
+				       cmd, marker, NULL };
 		const char *env[] = { "PATH=/usr/bin", strcmp(w, "auto") == 0 ? sysconf : NULL, NULL };
 		run(&r, argv, env, 20000);
 		if (r.status != rows[i].status || !strstr(r.err, rows[i].err))
@@ -943,7 +1182,7 @@ static void test_hostile(void **state_)
 	 * the count said at the end, and a tool's 0 becomes the audit status */
 	const char *denied[] = { "/usr/bin/sh", "-c", NULL, NULL };
 	char line[512];
-	snprintf(line, sizeof(line), "/usr/bin/cat /etc/shadow 2>/dev/null; /usr/bin/touch '%s'", marker);
+	snprintf(line, sizeof(line), "/usr/bin/cat %s 2>/dev/null; /usr/bin/touch '%s'", secret, marker);
 	denied[2] = line;
 	snprintf(d, sizeof(d), "%s/full", tmp);
 	mount_tmpfs(d, "size=16k,mode=0755");
@@ -968,7 +1207,7 @@ static void test_hostile(void **state_)
 	run_row("audit log with room (control)", pack, d, denied, 0, "", marker, true);
 	size_t n;
 	char **v = audit_lines(d, &n, false);
-	assert_int_equal(count_record(v, n, "FileSystem", "Read", "/etc/shadow", "Deny"), 1);
+	assert_int_equal(count_record(v, n, "FileSystem", "Read", secret, "Deny"), 1);
 	lines_free(v, n);
 }
 
@@ -1423,7 +1662,7 @@ static void test_no_bpffs(void **state_)
 	snprintf(err, sizeof(err), "%s/nobpffs.err", tmp);
 	snprintf(sd, sizeof(sd), "%s/state-nobpffs", tmp);
 	snprintf(mnt, sizeof(mnt), "%s/bpffs", sd);
-	snprintf(script, sizeof(script), "P=%s; $P read /etc/shadow; $P read %s/in.txt", probe, proj);
+	snprintf(script, sizeof(script), "P=%s; $P read %s; $P read %s/in.txt", probe, secret, proj);
 	int before_mounts = count_bpf_mounts();
 	assert_true(before_mounts >= 1);   /* this suite's own, at least */
 	pid_t pid = fork();
@@ -1466,6 +1705,10 @@ int main(void)
 		cmocka_unit_test(test_audit_detail),
 		cmocka_unit_test(test_inexpressible),
 		cmocka_unit_test(test_teardown_signals),
+		cmocka_unit_test(test_user),
+		cmocka_unit_test(test_pid_namespace),
+		cmocka_unit_test(test_seccomp),
+		cmocka_unit_test(test_signal_forwarded),
 		cmocka_unit_test(test_gc),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_hostile),

@@ -11,6 +11,20 @@
  *   bee-probe wait PATH [SECONDS]         until PATH exists
  *   bee-probe hardening                   no_new_privs, capabilities,
  *                                         umask, session, open fds
+ *   bee-probe ids                         "uid=R,E,S gid=R,E,S groups=G,..."
+ *   bee-probe pids                        "pid=P ppid=Q procs=N alive=M": N the
+ *                                         pids /proc lists (-1: unreadable), M
+ *                                         those of 1..32768 that kill(pid, 0)
+ *                                         finds
+ *   bee-probe kill PID [SIG]              kill(2), signal 0 by default
+ *   bee-probe sys CALL [ARG]              one system call the seccomp filter
+ *                                         looks at: bpf, perf_event_open,
+ *                                         personality ARG (hex), socket
+ *                                         FAMILY, socketpair FAMILY (decimal;
+ *                                         SOCK_RAW for netlink, else stream), unshare
+ *                                         FLAGS (hex), setns, clone FLAGS
+ *                                         (hex), clone3, io_uring_setup,
+ *                                         keyctl, userfaultfd, mount
  *   bee-probe serve ADDR PORT             accept and close connections
  *                                         until killed (for benchmarks)
  *   bee-probe connect-time ADDR PORT N    N connects; prints the mean ns
@@ -29,6 +43,7 @@
  *                                         them) are checked up to the root
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
@@ -42,6 +57,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +72,12 @@ static const char *ename(int e)
 	case ECONNREFUSED: return "ECONNREFUSED";
 	case EXDEV: return "EXDEV";
 	case EROFS: return "EROFS";
+	case ESRCH: return "ESRCH";
+	case ENOSYS: return "ENOSYS";
+	case EINVAL: return "EINVAL";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EBADF: return "EBADF";
+	case EFAULT: return "EFAULT";
 	}
 	return strerror(e);
 }
@@ -114,6 +137,70 @@ static int landlock1(const char *dir, bool read_only)
 	close(pb.parent_fd);
 	close(rfd);
 	return 0;
+}
+
+/* One system call by name; 0 or the errno it gave. A call that succeeds
+ * has its result released (descriptors closed, children reaped). */
+static int do_sys(const char *name, const char *arg)
+{
+	unsigned long a = arg ? strtoul(arg, NULL, 16) : 0;
+	long r;
+	errno = 0;
+	if (!strcmp(name, "bpf")) {
+		/* BPF_MAP_CREATE with a zeroed attribute: EINVAL when the call is let through */
+		char attr[128] = { 0 };
+		r = syscall(SYS_bpf, 0, attr, sizeof(attr));
+	} else if (!strcmp(name, "perf_event_open")) {
+		char attr[128] = { 0 };   /* size 0: EINVAL (or E2BIG) when let through */
+		r = syscall(SYS_perf_event_open, attr, 0, -1, -1, 0);
+	} else if (!strcmp(name, "personality")) {
+		r = syscall(SYS_personality, a);
+		if (r >= 0 && a != 0xffffffff)
+			syscall(SYS_personality, 0);
+	} else if (!strcmp(name, "socket") || !strcmp(name, "socketpair")) {
+		int sv[2], family = arg ? (int)strtol(arg, NULL, 10) : 0;
+		/* netlink has no stream sockets */
+		int type = (family == AF_NETLINK ? SOCK_RAW : SOCK_STREAM) | SOCK_CLOEXEC;
+		r = name[6] ? socketpair(family, type, 0, sv) : socket(family, type, 0);
+		if (r >= 0 && !name[6])
+			close((int)r);
+		else if (r >= 0) {
+			close(sv[0]);
+			close(sv[1]);
+		}
+	} else if (!strcmp(name, "unshare")) {
+		r = syscall(SYS_unshare, a);
+	} else if (!strcmp(name, "setns")) {
+		int fd = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
+		r = syscall(SYS_setns, fd, 0);
+		if (fd >= 0)
+			close(fd);
+	} else if (!strcmp(name, "clone") || !strcmp(name, "clone3")) {
+		if (name[5]) {
+			unsigned long long ca[11] = { 0 };   /* struct clone_args: exit_signal SIGCHLD */
+			ca[4] = SIGCHLD;
+			r = syscall(SYS_clone3, ca, sizeof(ca));
+		} else {
+			r = syscall(SYS_clone, a | SIGCHLD, 0, 0, 0, 0);
+		}
+		if (r == 0)
+			_exit(0);
+		if (r > 0)
+			waitpid((pid_t)r, NULL, 0);
+	} else if (!strcmp(name, "io_uring_setup")) {
+		r = syscall(SYS_io_uring_setup, 0, NULL);   /* 0 entries: EINVAL when let through */
+	} else if (!strcmp(name, "keyctl")) {
+		r = syscall(SYS_keyctl, 0 /* KEYCTL_GET_KEYRING_ID */, -3 /* session */, 0);
+	} else if (!strcmp(name, "userfaultfd")) {
+		r = syscall(SYS_userfaultfd, 0x80000 /* O_CLOEXEC */);
+		if (r >= 0)
+			close((int)r);
+	} else if (!strcmp(name, "mount")) {
+		r = syscall(SYS_mount, "none", "/", NULL, 0x4000 /* MS_REC */ | 0x40000 /* MS_PRIVATE */, NULL);
+	} else {
+		return -1;
+	}
+	return r < 0 ? errno : 0;
 }
 
 int main(int argc, char **argv)
@@ -195,6 +282,40 @@ int main(int argc, char **argv)
 		       d[1].permitted, d[0].inheritable, d[1].inheritable, bnd, amb, (unsigned)um,
 		       getsid(0) == getpid(), fds, prctl(PR_GET_SECUREBITS, 0, 0, 0, 0));
 		return 0;
+	}
+	if (!strcmp(c, "ids") && argc == 2) {
+		uid_t u[3];
+		gid_t g[3], gs[64];
+		getresuid(&u[0], &u[1], &u[2]);
+		getresgid(&g[0], &g[1], &g[2]);
+		int n = getgroups(64, gs);
+		printf("uid=%u,%u,%u gid=%u,%u,%u groups=", u[0], u[1], u[2], g[0], g[1], g[2]);
+		for (int i = 0; i < n; i++)
+			printf("%s%u", i ? "," : "", gs[i]);
+		printf("\n");
+		return 0;
+	}
+	if (!strcmp(c, "pids") && argc == 2) {
+		DIR *d = opendir("/proc");
+		int n = d ? 0 : -1;
+		struct dirent *de;
+		while (d && (de = readdir(d)))
+			n += de->d_name[0] >= '1' && de->d_name[0] <= '9';
+		if (d)
+			closedir(d);
+		/* without /proc (Landlock may refuse it): the pids a signal 0 finds */
+		int alive = 0;
+		for (pid_t p = 1; p <= 32768; p++)
+			alive += kill(p, 0) == 0 || errno == EPERM;
+		printf("pid=%d ppid=%d procs=%d alive=%d\n", (int)getpid(), (int)getppid(), n, alive);
+		return 0;
+	}
+	if (!strcmp(c, "kill") && (argc == 3 || argc == 4))
+		return say(kill((pid_t)atoi(argv[2]), argc == 4 ? atoi(argv[3]) : 0) < 0 ? errno : 0);
+	if (!strcmp(c, "sys") && (argc == 3 || argc == 4)) {
+		int e = do_sys(argv[2], argc == 4 ? argv[3] : NULL);
+		if (e >= 0)
+			return say(e);
 	}
 	if (!strcmp(c, "serve") && argc == 4) {
 		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3])) };
