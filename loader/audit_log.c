@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -223,17 +224,69 @@ void bee_audit_relay(struct bee_audit_log *log, const struct bee_audit_line *l, 
 			  log->path ? log->path : "?", strerror(-err));
 }
 
+/* The user bee-load runs for: its real uid, or sudo's caller. */
+static bool audit_owner_ok(uid_t uid)
+{
+	const char *su = getenv("SUDO_UID");
+	char *end;
+	unsigned long v = su && *su ? strtoul(su, &end, 10) : 0;
+	bool sudo = su && *su && !*end && v == uid;
+	return uid == 0 || uid == geteuid() || uid == getuid() || sudo;
+}
+
+int bee_audit_fd_open(const char *path, bool create, char *why, size_t whysize)
+{
+	struct stat st;
+	int err;
+	/* what is there is looked at before it is opened: opening a FIFO for
+	 * writing may block. A character device (/dev/null, /dev/full) is
+	 * fine: only root makes one; open says what else is wrong (EISDIR). */
+	if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		snprintf(why, whysize, "%s", S_ISLNK(st.st_mode) ? "it is a symbolic link" : "it is not a regular file");
+		return -EPERM;
+	}
+	/* O_NOFOLLOW: a symbolic link planted since is refused, never followed
+	 * to a file of the link's choosing; O_NONBLOCK: a FIFO planted since
+	 * does not block (fstat below refuses it) */
+	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK | (create ? O_CREAT : 0),
+		      0600);
+	if (fd < 0) {
+		err = -errno;
+		snprintf(why, whysize, "%s", err == -ELOOP ? "it is a symbolic link" : strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		snprintf(why, whysize, "%s", strerror(-err));
+	} else if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		err = -EPERM;
+		snprintf(why, whysize, "it is not a regular file");
+	} else if (S_ISREG(st.st_mode) && st.st_nlink != 1) {
+		/* a hard link to a file bee must not write (another user's, /etc's) */
+		err = -EPERM;
+		snprintf(why, whysize, "it has %lu hard links", (unsigned long)st.st_nlink);
+	} else if (!audit_owner_ok(st.st_uid)) {
+		err = -EPERM;
+		snprintf(why, whysize, "it is owned by uid %u, neither root nor the invoking user", (unsigned)st.st_uid);
+	} else if (fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		err = -errno;
+		snprintf(why, whysize, "%s", strerror(-err));
+	} else {
+		return fd;
+	}
+	close(fd);
+	return err;
+}
+
 int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error *e)
 {
+	char why[128];
 	int err = bee_fault(BEE_STAGE_AUDIT);
 	if (err)
 		return bee_fail(e, BEE_STAGE_AUDIT, err, "audit log '%s': injected fault", path);
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
-	if (fd < 0) {
-		err = -errno;
-		return bee_fail(e, BEE_STAGE_AUDIT, err, "audit log '%s': cannot open for appending: %s", path,
-				strerror(-err));
-	}
+	int fd = bee_audit_fd_open(path, true, why, sizeof(why));
+	if (fd < 0)
+		return bee_fail(e, BEE_STAGE_AUDIT, fd, "audit log '%s': cannot open for appending: %s", path, why);
 	char *copy = strdup(path);
 	if (!copy) {
 		close(fd);

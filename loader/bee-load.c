@@ -530,7 +530,31 @@ static int cmd_gc(int argc, char **argv)
 	if ((st = config_read(&c, &a)) >= 0)
 		return st;
 	struct bee_error e;
-	int n = bee_sessions__gc(config_str(&c, CONFIG_STATE_DIR), warn_stderr, NULL, &e);
+	const char *sd = config_str(&c, CONFIG_STATE_DIR);
+	/* the stale sessions before, to say per session what gc removed: a
+	 * stale session's launcher died, so what its programs decided after
+	 * that may be missing from its audit log */
+	struct bee_session_info *was = NULL, *now = NULL;
+	size_t nwas = 0, nnow = 0;
+	bee_sessions__list(sd, &was, &nwas, NULL);
+	int n = bee_sessions__gc(sd, warn_stderr, NULL, &e);
+	if (n >= 0)
+		bee_sessions__list(sd, &now, &nnow, NULL);
+	for (size_t i = 0; n >= 0 && i < nwas; i++) {
+		bool kept = was[i].live;
+		for (size_t k = 0; !kept && k < nnow; k++)
+			kept = strcmp(now[k].id, was[i].id) == 0;
+		if (kept)
+			continue;
+		printf("gc: session %s (policy '%s'): its launcher, bee-load pid %d, died; its audit may be "
+		       "incomplete",
+		       was[i].id, was[i].policy, (int)was[i].pid);
+		if (was[i].audit_log[0])
+			printf(" (recorded in '%s')", was[i].audit_log);
+		printf("\n");
+	}
+	free(was);
+	free(now);
 	config_fini(&c);
 	if (n < 0)
 		return fail(&e);

@@ -154,6 +154,10 @@ int bee_cgroup2_mount(char *mnt, size_t mntsize, char *root, size_t rootsize);
 int bee_bpffs_find(char *out, size_t size);
 /* 1 when path is the mount point of a bpf file system, else 0. */
 int bee_is_bpffs(const char *path);
+/* Calls fn with each mount point (unescaped) of fstype (NULL: every
+ * mount) in /proc/self/mountinfo order; stops at fn's first non-zero,
+ * which it returns. */
+int bee_mountinfo_each(const char *fstype, int (*fn)(const char *mnt, const char *fstype, void *ctx), void *ctx);
 
 /* ---- bpffs.c ---------------------------------------------------------------------- */
 
@@ -253,10 +257,15 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l);
 /* bee_audit_write for a relay: the first record lost is said through warn. */
 void bee_audit_relay(struct bee_audit_log *log, const struct bee_audit_line *l, bee_warn_fn warn,
 		     void *warn_ctx);
-/* Opens path for appending (O_APPEND|O_CREAT, 0600), closing any log
- * already open. */
+/* Opens path for appending (O_APPEND|O_CREAT, 0600; bee_audit_fd_open),
+ * closing any log already open. */
 int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error *e);
 int bee_audit_close(struct bee_audit_log *log);   /* fsync + close */
+/* An audit log's descriptor for appending (created 0600 when create): a
+ * symbolic link is refused (O_NOFOLLOW), and so is anything but a regular
+ * file of one link or a character device, owned by root or the invoking
+ * user (uid, euid, SUDO_UID). Returns the fd, or a negative errno with the reason in why. */
+int bee_audit_fd_open(const char *path, bool create, char *why, size_t whysize);
 /* Samples CLOCK_REALTIME - CLOCK_BOOTTIME (the pair with the smallest gap). */
 int64_t bee_boot_to_real(void);
 
@@ -335,6 +344,10 @@ int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct
  * (for the launch's report, stage NAMESPACE). */
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
 void bee_mountns_free(struct bee_mountns *ns);
+/* The plan as text, one step a line ("cover PATH", "cgroup2 PATH",
+ * "write PATH", "proc ro|rw", "tree ro|rw"), for tests and messages;
+ * -ENOSPC when it does not fit. */
+int bee_mountns_describe(const struct bee_mountns *ns, char *buf, size_t size);
 
 /* ---- user.c -------------------------------------------------------------------------- */
 
@@ -420,6 +433,12 @@ struct bee_registry_entry {
 };
 
 const char *bee_state_dir(const char *opt);
+/* Creates the state directory 0700 when missing; refuses (stage REGISTRY,
+ * -EPERM) one that is a symbolic link, owned by another user or writable
+ * by group or others, and makes one that others may read 0700. */
+int bee_state_dir_secure(const char *state_dir, struct bee_error *e);
+/* The resource of the record gc appends to a dead session's audit log. */
+#define BEE_AUDIT_LAUNCHER_LOST "bee:audit-lost:launcher-died"
 /* Exclusive lock of the registry (flock on STATE/lock). Returns the fd. */
 int bee_registry_lock(const char *state_dir);
 void bee_registry_unlock(int fd);

@@ -1,44 +1,385 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* mountns.c: the session's mount namespace (internal.h says what it holds).
  *
- * Not built yet beyond its first step: entering makes every mount private
- * and mounts a /proc of the session's pid namespace. */
+ * Planned in bee-load, where allocating and reading files is safe:
+ *
+ *   covers   every bpffs mount point and bee's state directory, longest
+ *            path first (a nested mount is covered before its parent's
+ *            cover would hide its path)
+ *   cgroup2  every place the host mounts cgroup2
+ *   writes   the existing literal prefixes of the [fs] write grants,
+ *            resolved, sorted, without duplicates or prefixes below others
+ *
+ * Entered by the session's init, only system calls:
+ *
+ *   1. every mount private (nothing propagates back to the host)
+ *   2. each cover: an empty read-only tmpfs of mode 0
+ *   3. cgroup2 mounted again read-only at each place: in the session's
+ *      cgroup namespace it shows the session's subtree only
+ *   4. each write prefix cloned (open_tree OPEN_TREE_CLONE|AT_RECURSIVE)
+ *      while it is still writable, then the whole tree read-only
+ *      (mount_setattr AT_RECURSIVE MOUNT_ATTR_RDONLY), then each clone moved
+ *      back onto its place (move_mount); cloning before the tree turns
+ *      read-only keeps every mount's own flags, so a mount the host made
+ *      read-only stays so, and the covers of step 2 come along
+ *   5. a new /proc of the session's pid namespace, read-only unless a
+ *      write grant reaches into /proc
+ *
+ * So outside the write grants every metadata change, truncate, create,
+ * unlink and rename fails with EROFS whatever the kernel's LSMs can do;
+ * inside them Landlock or the BPF LSM hooks decide. Device nodes, FIFOs and
+ * sockets stay writable on a read-only mount (the kernel checks the mount
+ * only for regular files and directories), so a literal grant of /dev/null
+ * needs no writable mount.
+ */
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* write prefixes a session may have (each is a descriptor on init's stack) */
+#define MOUNTNS_WRITES_MAX 64
+#define MOUNTNS_PREFIXES_MAX 64
+
+struct path_list {
+	char **v;
+	size_t n, cap;
+};
 
 struct bee_mountns {
-	int unused;
+	struct path_list covers, cgroup2, writes;
+	bool proc_rw;               /* a write grant reaches into /proc */
+	bool tree_rw;               /* a write grant of "/" itself: nothing turns read-only */
 };
+
+static int list_add(struct path_list *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], path) == 0)
+			return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		char **v = realloc(l->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	if (!(l->v[l->n] = strdup(path)))
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+static void list_fini(struct path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* path is dir or below it */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (strcmp(dir, "/") == 0)
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static int by_length_desc(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t lx = strlen(x), ly = strlen(y);
+	return lx != ly ? (lx < ly ? 1 : -1) : strcmp(x, y);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int on_mount(const char *mnt, const char *fstype, void *ctx)
+{
+	struct bee_mountns *ns = ctx;
+	if (strcmp(fstype, "bpf") == 0)
+		return list_add(&ns->covers, mnt);
+	if (strcmp(fstype, "cgroup2") == 0)
+		return list_add(&ns->cgroup2, mnt);
+	return 0;
+}
+
+/* The directory to make writable for one literal prefix of a write glob:
+ * the nearest existing ancestor directory (the path itself for a literal
+ * regular file or directory that exists), resolved. Sets *out to "" when
+ * nothing needs a writable mount (a device node, FIFO or socket). */
+static int write_place(const struct bee_ll_prefix *px, char *out)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	*out = '\0';
+	snprintf(buf, sizeof(buf), "%s", px->path);
+	if (stat(buf, &st) == 0) {
+		if (px->literal && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+			return 0;
+		if (px->literal || S_ISDIR(st.st_mode))
+			return realpath(buf, out) ? 0 : -errno;
+	}
+	/* missing (or a glob's prefix that is not a directory): the nearest
+	 * existing directory above, where its files would be created */
+	for (;;) {
+		char *slash = strrchr(buf, '/');
+		if (!slash)
+			return -EINVAL;
+		if (slash == buf)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode))
+			return realpath(buf, out) ? 0 : -errno;
+		if (strcmp(buf, "/") == 0)
+			return -ENOENT;
+	}
+}
+
+static int plan_writes(const struct bee_manifest *m, struct bee_mountns *ns, struct bee_error *e)
+{
+	struct bee_ll_prefix *px = calloc(MOUNTNS_PREFIXES_MAX, sizeof(*px));
+	char *place = malloc(PATH_MAX);
+	struct path_list all = { 0 };
+	int err = 0;
+	if (!px || !place) {
+		err = bee_fail(e, BEE_STAGE_NAMESPACE, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
+		if (strcmp(r->domain, "fs") != 0 || strcmp(r->kind, "write") != 0)
+			continue;
+		int n = bee_landlock_write_prefixes(r->text, px, MOUNTNS_PREFIXES_MAX);
+		if (n < 0) {
+			err = bee_fail(e, BEE_STAGE_NAMESPACE, n, "rule %u 'fs.write %s': no literal prefix: %s",
+				       r->index, r->text, strerror(-n));
+			goto out;
+		}
+		for (int k = 0; k < n; k++) {
+			if ((err = write_place(&px[k], place)) < 0) {
+				bee_fail(e, BEE_STAGE_NAMESPACE, err, "rule %u 'fs.write %s': '%s': %s", r->index,
+					 r->text, px[k].path, strerror(-err));
+				goto out;
+			}
+			if (!*place)
+				continue;
+			if (path_under(place, "/proc")) {
+				ns->proc_rw = true;
+				continue;
+			}
+			bool covered = false;
+			for (size_t c = 0; c < ns->covers.n; c++)
+				covered |= path_under(place, ns->covers.v[c]);
+			/* bee's own objects stay hidden, whatever a grant says */
+			if (!covered && (err = list_add(&all, place)) < 0)
+				goto oom;
+		}
+	}
+	/* sorted, a prefix below another dropped: the clone of the upper one
+	 * holds it */
+	qsort(all.v, all.n, sizeof(*all.v), by_name);
+	for (size_t i = 0; i < all.n; i++) {
+		bool below = false;
+		for (size_t k = 0; k < ns->writes.n; k++)
+			below |= path_under(all.v[i], ns->writes.v[k]);
+		if (!below && (err = list_add(&ns->writes, all.v[i])) < 0)
+			goto oom;
+	}
+	if (ns->writes.n == 1 && strcmp(ns->writes.v[0], "/") == 0) {
+		ns->tree_rw = true;
+		free(ns->writes.v[0]);
+		ns->writes.n = 0;
+	}
+	if (ns->writes.n > MOUNTNS_WRITES_MAX)
+		err = bee_fail(e, BEE_STAGE_NAMESPACE, -E2BIG,
+			       "the policy's write grants need %zu writable places, more than %d", ns->writes.n,
+			       MOUNTNS_WRITES_MAX);
+	goto out;
+oom:
+	err = bee_fail(e, BEE_STAGE_NAMESPACE, err, "out of memory");
+out:
+	list_fini(&all);
+	free(place);
+	free(px);
+	return err;
+}
 
 int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct bee_mountns **out,
 		     struct bee_error *e)
 {
-	(void)m;
-	(void)state_dir;
-	*out = calloc(1, sizeof(**out));
-	if (!*out)
+	struct bee_mountns *ns = calloc(1, sizeof(*ns));
+	char real[PATH_MAX];
+	int err;
+	*out = NULL;
+	if (!ns)
 		return bee_fail(e, BEE_STAGE_NAMESPACE, -ENOMEM, "out of memory");
+	if ((err = bee_mountinfo_each(NULL, on_mount, ns)) < 0) {
+		bee_fail(e, BEE_STAGE_NAMESPACE, err, "/proc/self/mountinfo: %s", strerror(-err));
+		goto fail;
+	}
+	/* a state directory that does not exist holds nothing to hide */
+	if (state_dir && realpath(state_dir, real) && (err = list_add(&ns->covers, real)) < 0) {
+		bee_fail(e, BEE_STAGE_NAMESPACE, err, "out of memory");
+		goto fail;
+	}
+	qsort(ns->covers.v, ns->covers.n, sizeof(char *), by_length_desc);
+	if ((err = plan_writes(m, ns, e)) < 0)
+		goto fail;
+	*out = ns;
 	return 0;
+fail:
+	bee_mountns_free(ns);
+	return err;
+}
+
+/* glibc 2.36 has wrappers of the new mount API, static builds of older
+ * ones may not: syscall() */
+static int sys_open_tree(const char *path, unsigned flags)
+{
+	return (int)syscall(__NR_open_tree, AT_FDCWD, path, flags);
+}
+
+static int sys_move_mount(int fd, const char *to)
+{
+	return (int)syscall(__NR_move_mount, fd, "", AT_FDCWD, to, MOVE_MOUNT_F_EMPTY_PATH);
+}
+
+static int sys_tree_rdonly(const char *path)
+{
+	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
+	return (int)syscall(__NR_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &a, sizeof(a));
+}
+
+#define ATTR_SAFE (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
+
+/* A new mount of type (options: key, value pairs, NULL-terminated) with
+ * the mount attributes attr, moved onto target. The new mount API, not
+ * mount(2): mount(2) refuses (EBUSY) a file system on a mount point that
+ * is the root of a mount of the same superblock, which is what cgroup2 of
+ * the session's cgroup namespace over the host's cgroup2 is; and attr
+ * makes the mount read-only without asking a shared superblock to be. */
+static int mount_fresh(const char *type, const char *target, const char *const *opts, unsigned attr)
+{
+	int err = 0, mfd = -1;
+	int fsfd = (int)syscall(__NR_fsopen, type, FSOPEN_CLOEXEC);
+	if (fsfd < 0)
+		return -errno;
+	for (; opts && *opts; opts += 2)
+		if (syscall(__NR_fsconfig, fsfd, FSCONFIG_SET_STRING, opts[0], opts[1], 0) < 0)
+			goto fail;
+	if (syscall(__NR_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
+	    (mfd = (int)syscall(__NR_fsmount, fsfd, FSMOUNT_CLOEXEC, attr)) < 0 ||
+	    sys_move_mount(mfd, target) < 0)
+		goto fail;
+	goto out;
+fail:
+	err = -errno;
+out:
+	if (mfd >= 0)
+		close(mfd);
+	close(fsfd);
+	return err;
 }
 
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 {
-	(void)ns;
+	int fds[MOUNTNS_WRITES_MAX];
+	size_t nfds = 0;
+	int err = 0;
+	int e = bee_fault(BEE_STAGE_NAMESPACE);
+	if (e) {
+		*what = "injected fault";
+		return e;
+	}
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
 		*what = "mount / private";
 		return -errno;
 	}
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
-		*what = "mount /proc";
-		return -errno;
+	static const char *const empty[] = { "mode", "000", "size", "4k", "nr_inodes", "1", NULL };
+	for (size_t i = 0; i < ns->covers.n; i++) {
+		if ((err = mount_fresh("tmpfs", ns->covers.v[i], empty, ATTR_SAFE | MOUNT_ATTR_RDONLY)) < 0) {
+			*what = "mount an empty tmpfs over bpffs or the state directory";
+			return err;
+		}
 	}
-	return 0;
+	for (size_t i = 0; i < ns->cgroup2.n; i++) {
+		if ((err = mount_fresh("cgroup2", ns->cgroup2.v[i], NULL, ATTR_SAFE | MOUNT_ATTR_RDONLY)) < 0) {
+			*what = "mount cgroup2 read-only";
+			return err;
+		}
+	}
+	for (; nfds < ns->writes.n; nfds++) {
+		fds[nfds] = sys_open_tree(ns->writes.v[nfds],
+					  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+		if (fds[nfds] < 0) {
+			err = -errno;
+			*what = "open_tree a write grant's place";
+			goto out;
+		}
+	}
+	if (!ns->tree_rw && sys_tree_rdonly("/") < 0) {
+		err = -errno;
+		*what = "mount_setattr / read-only";
+		goto out;
+	}
+	for (size_t i = 0; i < nfds; i++) {
+		if (sys_move_mount(fds[i], ns->writes.v[i]) < 0) {
+			err = -errno;
+			*what = "move_mount a write grant's place back";
+			goto out;
+		}
+	}
+	if ((err = mount_fresh("proc", "/proc", NULL, ATTR_SAFE | (ns->proc_rw ? 0 : MOUNT_ATTR_RDONLY))) < 0)
+		*what = "mount /proc";
+out:
+	for (size_t i = 0; i < nfds; i++)
+		close(fds[i]);
+	return err;
+}
+
+int bee_mountns_describe(const struct bee_mountns *ns, char *buf, size_t size)
+{
+	size_t off = 0;
+	const struct {
+		const char *word;
+		const struct path_list *l;
+	} steps[] = { { "cover", &ns->covers }, { "cgroup2", &ns->cgroup2 }, { "write", &ns->writes } };
+	*buf = '\0';
+	for (size_t s = 0; s < sizeof(steps) / sizeof(steps[0]); s++) {
+		for (size_t i = 0; i < steps[s].l->n; i++) {
+			int n = snprintf(buf + off, size - off, "%s %s\n", steps[s].word, steps[s].l->v[i]);
+			if (n < 0 || (size_t)n >= size - off)
+				return -ENOSPC;
+			off += (size_t)n;
+		}
+	}
+	int n = snprintf(buf + off, size - off, "tree %s\nproc %s\n", ns->tree_rw ? "rw" : "ro",
+			 ns->proc_rw ? "rw" : "ro");
+	return n < 0 || (size_t)n >= size - off ? -ENOSPC : 0;
 }
 
 void bee_mountns_free(struct bee_mountns *ns)
 {
+	if (!ns)
+		return;
+	list_fini(&ns->covers);
+	list_fini(&ns->cgroup2);
+	list_fini(&ns->writes);
 	free(ns);
 }

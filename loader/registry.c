@@ -14,6 +14,11 @@
  * A record is written before the session creates anything in the kernel
  * and removed after everything is gone, so a session killed at any point
  * leaves a record that names all it may have left.
+ *
+ * The state directory is bee's alone: owned by bee-load's user (root),
+ * 0700, and refused when someone else owns it or group or others may
+ * write it (a planted record would point gc and revoke at files of its
+ * choosing); what is in it is 0600.
  */
 #include "internal.h"
 
@@ -25,11 +30,61 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *bee_state_dir(const char *opt)
 {
 	return opt && *opt ? opt : BEE_STATE_DIR;
+}
+
+/* dir must be a directory (not a symbolic link) owned by this user that
+ * neither group nor others may write; one they may read or search is
+ * made 0700. */
+static int dir_secure(const char *dir, struct bee_error *e)
+{
+	struct stat st;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err = 0;
+	if (fd < 0) {
+		err = -errno;
+		return bee_fail(e, BEE_STAGE_REGISTRY, err, "state directory '%s': %s", dir,
+				err == -ELOOP || err == -ENOTDIR ? "not a directory (a symbolic link?)" : strerror(-err));
+	}
+	if (fstat(fd, &st) < 0)
+		err = bee_fail(e, BEE_STAGE_REGISTRY, -errno, "state directory '%s': %s", dir, strerror(errno));
+	else if (st.st_uid != geteuid())
+		err = bee_fail(e, BEE_STAGE_REGISTRY, -EPERM,
+			       "state directory '%s' is owned by uid %u, not by bee-load's uid %u: refusing it", dir,
+			       (unsigned)st.st_uid, (unsigned)geteuid());
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		err = bee_fail(e, BEE_STAGE_REGISTRY, -EPERM,
+			       "state directory '%s' is writable by group or others (mode %04o): refusing it", dir,
+			       (unsigned)(st.st_mode & 07777));
+	else if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0)
+		err = bee_fail(e, BEE_STAGE_REGISTRY, -errno, "state directory '%s': chmod 0700: %s", dir,
+			       strerror(errno));
+	close(fd);
+	return err;
+}
+
+int bee_state_dir_secure(const char *state_dir, struct bee_error *e)
+{
+	char sub[PATH_MAX];
+	int err = bee_mkdirs(state_dir, 0700);
+	if (err)
+		return bee_fail(e, BEE_STAGE_REGISTRY, err, "state directory '%s': cannot create it: %s", state_dir,
+				strerror(-err));
+	if ((err = dir_secure(state_dir, e)) < 0)
+		return err;
+	/* the folders bee made in it: sessions/, kernel-audit/ */
+	static const char *const subs[] = { "sessions", "kernel-audit" };
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", state_dir, subs[i]);
+		if (access(sub, F_OK) == 0 && (err = dir_secure(sub, e)) < 0)
+			return err;
+	}
+	return 0;
 }
 
 int bee_registry_lock(const char *state_dir)
@@ -188,27 +243,55 @@ int bee_registry_ids(const char *state_dir, char ***ids, size_t *n)
 	return bee_dir_json_names(dir, ids, n);
 }
 
+/* One record in the dead session's audit log that its launcher died: what
+ * the programs decided after that reached no one. The form of the
+ * overrun record ("bee:audit-lost:N"), with the word for a count no one
+ * can know. */
+static void record_launcher_lost(const struct bee_registry_entry *r, bee_warn_fn warn, void *ctx)
+{
+	char why[128], reason[96];
+	if (!*r->audit_log)
+		return;
+	struct bee_audit_log log = { .fd = -1, .detail = r->audit_detail, .policy = r->policy };
+	if ((log.fd = bee_audit_fd_open(r->audit_log, false, why, sizeof(why))) < 0) {
+		bee_warnf(warn, ctx, "gc: session %s: audit log '%s': %s: its loss is not recorded there", r->id,
+			  r->audit_log, why);
+		return;
+	}
+	snprintf(reason, sizeof(reason), "the session's bee-load (pid %d) died", (int)r->pid);
+	static const char res[] = BEE_AUDIT_LAUNCHER_LOST;
+	struct bee_audit_line l = {
+		.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = "Process", .action = "Read",
+		.resource = res, .resource_len = sizeof(res) - 1, .decision = "Deny", .pid = -1,
+		.source = "loader", .reason = reason, .rule = -1,
+	};
+	int err = bee_audit_write(&log, &l);
+	if (err < 0)
+		bee_warnf(warn, ctx, "gc: session %s: audit log '%s': %s", r->id, r->audit_log, strerror(-err));
+	close(log.fd);
+}
+
 int bee_registry_clean(const char *state_dir, const struct bee_registry_entry *r, bee_warn_fn warn,
 		       void *ctx)
 {
 	int err, first = 0;
+	/* the cgroup emptied first, while the pinned links still confine it:
+	 * nothing a dead session left runs on unconfined for a moment */
+	bool cg = *r->cgroup && access(r->cgroup, F_OK) == 0;
+	if (cg && (err = bee_cgroup_kill_wait(r->cgroup, 2000)) < 0)
+		bee_warnf(warn, ctx, "gc: session %s: cannot empty '%s': %s", r->id, r->cgroup, strerror(-err));
 	if (*r->bpffs && (err = bee_bpf_unpin_dir(r->bpffs)) < 0) {
 		bee_warnf(warn, ctx, "gc: session %s: pins '%s': %s", r->id, r->bpffs, strerror(-err));
 		first = first ? first : err;
 	}
-	if (*r->cgroup && access(r->cgroup, F_OK) == 0) {
-		if ((err = bee_cgroup_kill_wait(r->cgroup, 2000)) < 0)
-			bee_warnf(warn, ctx, "gc: session %s: cannot empty '%s': %s", r->id, r->cgroup,
-				  strerror(-err));
-		if ((err = bee_cgroup_remove(r->cgroup, 2000)) < 0) {
-			bee_warnf(warn, ctx, "gc: session %s: cannot remove '%s': %s", r->id, r->cgroup,
-				  strerror(-err));
-			first = first ? first : err;
-		}
+	if (cg && (err = bee_cgroup_remove(r->cgroup, 2000)) < 0) {
+		bee_warnf(warn, ctx, "gc: session %s: cannot remove '%s': %s", r->id, r->cgroup, strerror(-err));
+		first = first ? first : err;
 	}
 	bee_kaudit_release(r->id);
 	if (first)
 		return first;   /* keep the record: the next gc tries again */
+	record_launcher_lost(r, warn, ctx);
 	return bee_registry_remove(state_dir, r->id);
 }
 
@@ -268,13 +351,16 @@ out:
 int bee_sessions__gc(const char *state_dir, bee_warn_fn warn, void *ctx, struct bee_error *e)
 {
 	const char *sd = bee_state_dir(state_dir);
+	int err = bee_state_dir_secure(sd, e);
+	if (err)
+		return err;
 	int lk = bee_registry_lock(sd);
 	if (lk < 0)
 		return bee_fail(e, BEE_STAGE_REGISTRY, lk, "cannot lock '%s/lock': %s", sd, strerror(-lk));
 	char **ids = NULL;
 	size_t n = 0;
 	int cleaned = 0;
-	int err = bee_registry_ids(sd, &ids, &n);
+	err = bee_registry_ids(sd, &ids, &n);
 	if (err) {
 		bee_fail(e, BEE_STAGE_REGISTRY, err, "'%s/sessions': %s", sd, strerror(-err));
 		goto out;

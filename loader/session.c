@@ -305,6 +305,9 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 		return err;
 	if ((err = bee_nesting_check(s->pack, &s->mf, s->state_dir, s->warn, s->warn_ctx, e)) < 0)
 		return err;
+	/* bee's state is bee's alone before anything is kept in it */
+	if ((err = bee_state_dir_secure(s->state_dir, e)) < 0)
+		return err;
 	if ((err = pick_backend(s, o->backend, o->landlock_fallback, bpffs, sizeof(bpffs), e)) < 0)
 		return err;
 	if ((err = bee_cgroup_self(parent, sizeof(parent))) < 0)

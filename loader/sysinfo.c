@@ -54,7 +54,8 @@ static int mi_split(char *line, struct mi_entry *m)
 	return 0;
 }
 
-/* Calls fn for each mount of fstype; stops when fn returns non-zero. */
+/* Calls fn for each mount of fstype (NULL: every mount); stops when fn
+ * returns non-zero. */
 static int mi_each(const char *fstype, int (*fn)(const struct mi_entry *, void *), void *ctx)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
@@ -66,7 +67,7 @@ static int mi_each(const char *fstype, int (*fn)(const struct mi_entry *, void *
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, "\n")] = '\0';
 		struct mi_entry m;
-		if (mi_split(line, &m) == 0 && strcmp(m.fstype, fstype) == 0 && (r = fn(&m, ctx)) != 0)
+		if (mi_split(line, &m) == 0 && (!fstype || strcmp(m.fstype, fstype) == 0) && (r = fn(&m, ctx)) != 0)
 			break;
 	}
 	free(line);
@@ -184,4 +185,21 @@ int bee_pid_alive(pid_t pid, unsigned long long starttime)
 		return 0;
 	unsigned long long st = bee_pid_starttime(pid);
 	return st != 0 && st == starttime;
+}
+
+struct mi_any {
+	int (*fn)(const char *mnt, const char *fstype, void *ctx);
+	void *ctx;
+};
+
+static int mi_any_call(const struct mi_entry *m, void *ctx)
+{
+	struct mi_any *a = ctx;
+	return a->fn(m->mnt, m->fstype, a->ctx);
+}
+
+int bee_mountinfo_each(const char *fstype, int (*fn)(const char *mnt, const char *fstype, void *ctx), void *ctx)
+{
+	struct mi_any a = { fn, ctx };
+	return mi_each(fstype, mi_any_call, &a);
 }

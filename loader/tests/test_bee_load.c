@@ -87,6 +87,8 @@ static size_t nstarted;
 static const char *start_cgroup;      /* start() puts the process in this cgroup first */
 static int lsock_ok = -1, lsock_no = -1;
 static void unmount_all(void);          /* the tmpfs mounts of test_hostile */
+static void run_row(const char *what, const char *pk, const char *audit, const char *const *cmd, int want,
+		    const char *want_err, const char *marker, bool want_ran);
 
 /* ---- running things --------------------------------------------------------------- */
 
@@ -867,15 +869,62 @@ static void test_signal_forwarded(void **state_)
 	assert_clean();
 }
 
+/* pid's pid namespace is not this process's (a session of the launch's
+ * init runs in one) */
+static bool own_pid_ns(pid_t pid)
+{
+	char p[64];
+	struct stat a, b;
+	snprintf(p, sizeof(p), "/proc/%d/ns/pid", (int)pid);
+	return stat(p, &a) == 0 && stat("/proc/self/ns/pid", &b) == 0 && a.st_ino != b.st_ino;
+}
+
+/* kill -9 of bee-load: a tool that forked a grandchild is gone (at once
+ * when the session has its own pid namespace, the launch's init dying
+ * with bee-load; else by gc's cgroup.kill), gc says per session that its
+ * launcher died and writes that in its audit log, and nothing is left */
 static void test_gc(void **state_)
 {
 	(void)state_;
-	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
+	char audit[256], gpid[256], script[600];
+	snprintf(audit, sizeof(audit), "%s/gc.jsonl", tmp);
+	snprintf(gpid, sizeof(gpid), "%s/out/grandchild", proj);
+	unlink(audit);
+	unlink(gpid);
+	snprintf(script, sizeof(script), "/usr/bin/sleep 30 & echo $! > %s; exec /usr/bin/sleep 30", gpid);
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, pack, "--",
+			       "/usr/bin/sh", "-c", script, NULL };
 	struct job j = start(argv, NULL);
 	struct bee_registry_entry e;
 	wait_session(&e);
-	kill(j.pid, SIGKILL);
+	char *g = NULL;
+	for (int i = 0; i < 200 && (!g || !*g); i++) {
+		free(g);
+		g = slurp(gpid);
+		usleep(10000);
+	}
+	/* the pids are the launcher's view: the registry's, and the shell's
+	 * $! (in a pid namespace of the session's own, that is not ours) */
+	bool ns = own_pid_ns(e.tool_pid);
+	pid_t grandchild = ns ? 0 : (pid_t)atoi(g);
+	free(g);
+	assert_true(ns || grandchild > 0);
+	assert_false(process_gone(e.tool_pid));
+	assert_int_equal(kill(j.pid, SIGKILL), 0);
 	waitpid(j.pid, NULL, 0);
+	if (ns) {
+		/* init dies with bee-load, and the kernel kills the namespace */
+		int ms = 0;
+		while (bee_cgroup_populated(e.cgroup) > 0 && ms < 1000) {
+			usleep(10000);
+			ms += 10;
+		}
+		assert_int_equal(bee_cgroup_populated(e.cgroup), 0);
+		fprintf(stderr, "test_gc: the session's processes were gone %d ms after kill -9 of bee-load\n", ms);
+	} else {
+		fprintf(stderr, "test_gc: the session has no pid namespace of its own (no init): its processes end "
+				"at gc\n");
+	}
 	/* what it left: the record, the pins, the cgroup */
 	assert_int_equal(access(e.cgroup, F_OK), 0);
 	assert_int_equal(access(e.bpffs, F_OK), 0);
@@ -888,14 +937,32 @@ static void test_gc(void **state_)
 	const char *gc[] = { BEE_BUILD_DIR "/bee-load", "gc", "--state-dir", state, NULL };
 	run(&r, gc, NULL, 10000);
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "gc: removed 1 stale session"));
+	char want[1024];
+	snprintf(want, sizeof(want),
+		 "gc: session %s (policy 'sandbox-demo'): its launcher, bee-load pid %d, died; its audit may be "
+		 "incomplete (recorded in '%s')\ngc: removed 1 stale session\n",
+		 e.id, (int)j.pid, audit);
+	assert_string_equal(r.out, want);
 	run_fini(&r);
 	assert_true(process_gone(e.tool_pid));
+	if (grandchild > 0)
+		assert_true(process_gone(grandchild));
+	assert_int_equal(access(e.cgroup, F_OK), -1);
 	bee_registry_entry_fini(&e);
 	assert_clean();
+	size_t n;
+	char **v = audit_lines(audit, &n, false);
+	assert_int_equal(count_record(v, n, "Process", "Read", BEE_AUDIT_LAUNCHER_LOST, "Deny"), 1);
+	lines_free(v, n);
+	/* a second gc finds nothing and says so */
+	run(&r, gc, NULL, 10000);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "gc: removed 0 stale sessions\n");
+	run_fini(&r);
 
 	/* the next run cleans a stale session too */
-	j = start(argv, NULL);
+	const char *sleeper[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sleep", "30", NULL };
+	j = start(sleeper, NULL);
 	wait_session(&e);
 	kill(j.pid, SIGKILL);
 	waitpid(j.pid, NULL, 0);
@@ -906,6 +973,123 @@ static void test_gc(void **state_)
 	run_fini(&r);
 	bee_registry_entry_fini(&e);
 	assert_clean();
+}
+
+/* ---- bee's objects on disk ------------------------------------------------------------------ */
+
+static unsigned mode_of(const char *path)
+{
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	return st.st_mode & 07777;
+}
+
+/* bee-load run --state-dir SD PK -- touch MARKER: status and stderr */
+static void run_state(const char *sd, int want, const char *want_err, const char *marker)
+{
+	const char *argv[] = { BEE_BUILD_DIR "/bee-load", "run", "--backend", "landlock", "--bpffs", bpffs,
+			       "--state-dir", sd, pack, "--", "/usr/bin/touch", marker, NULL };
+	struct run r;
+	unlink(marker);
+	run(&r, argv, NULL, 20000);
+	if (r.status != want || !strstr(r.err, want_err))
+		fprintf(stderr, "state dir '%s': status %d, expected %d with '%s':\n%s", sd, r.status, want, want_err,
+			r.err);
+	assert_int_equal(r.status, want);
+	assert_non_null(strstr(r.err, want_err));
+	assert_int_equal(access(marker, F_OK), want ? -1 : 0);
+	run_fini(&r);
+	unlink(marker);
+}
+
+/* root-owned, 0700 and 0600: the state directory and what is in it, the
+ * pin folder, the audit log; a state directory or an audit log someone
+ * else could have planted is refused (each with a control that runs) */
+static void test_objects(void **state_)
+{
+	(void)state_;
+	char audit[256], p[512], marker[256], sd[256];
+	snprintf(audit, sizeof(audit), "%s/objects.jsonl", tmp);
+	snprintf(marker, sizeof(marker), "%s/out/ran", proj);
+	unlink(audit);
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, pack, "--",
+			       "/usr/bin/sleep", "30", NULL };
+	struct job j = start(argv, NULL);
+	struct bee_registry_entry e;
+	wait_session(&e);
+	assert_int_equal(mode_of(state), 0700);
+	snprintf(p, sizeof(p), "%s/sessions", state);
+	assert_int_equal(mode_of(p), 0700);
+	snprintf(p, sizeof(p), "%s/sessions/%s.json", state, e.id);
+	assert_int_equal(mode_of(p), 0600);
+	assert_int_equal(mode_of(e.pack), 0600);
+	snprintf(p, sizeof(p), "%s/lock", state);
+	assert_int_equal(mode_of(p), 0600);
+	/* the pin folder opens to no mode bit at all (bpf_load.c), its parent 0700 */
+	assert_int_equal(mode_of(e.bpffs), 0);
+	snprintf(p, sizeof(p), "%s/bee", bpffs);
+	assert_int_equal(mode_of(p), 0700);
+	assert_int_equal(mode_of(audit), 0600);
+	bee_registry_entry_fini(&e);
+	kill(j.pid, SIGTERM);
+	struct run r;
+	finish(&j, &r, 10000);
+	run_fini(&r);
+	assert_clean();
+
+	/* state directories: the control runs, then the refusals */
+	snprintf(sd, sizeof(sd), "%s/state2", tmp);
+	run_state(sd, 0, "", marker);
+	assert_int_equal(mode_of(sd), 0700);
+	assert_int_equal(chmod(sd, 0755), 0);   /* readable by others: made 0700 */
+	run_state(sd, 0, "", marker);
+	assert_int_equal(mode_of(sd), 0700);
+	assert_int_equal(chmod(sd, 0777), 0);
+	snprintf(p, sizeof(p), "bee-load: registry: state directory '%s' is writable by group or others (mode 0777): "
+			       "refusing it", sd);
+	run_state(sd, 67, p, marker);
+	assert_int_equal(chmod(sd, 0700), 0);
+	assert_int_equal(chown(sd, 65534, 65534), 0);
+	snprintf(p, sizeof(p), "bee-load: registry: state directory '%s' is owned by uid 65534, not by bee-load's "
+			       "uid 0: refusing it", sd);
+	run_state(sd, 67, p, marker);
+	const char *gc[] = { BEE_BUILD_DIR "/bee-load", "gc", "--state-dir", sd, NULL };
+	run(&r, gc, NULL, 10000);
+	assert_int_equal(r.status, 67);
+	assert_non_null(strstr(r.err, p));
+	run_fini(&r);
+	snprintf(p, sizeof(p), "%s/state-link", tmp);
+	assert_int_equal(symlink(state, p), 0);
+	run_state(p, 67, "(a symbolic link?)", marker);
+
+	/* audit logs: an existing one of root's is appended to (the control),
+	 * a planted link, another user's file, a second hard link and a FIFO
+	 * are refused before the tool runs */
+	const char *touch[] = { "/usr/bin/touch", marker, NULL };
+	snprintf(p, sizeof(p), "%s/planted", tmp);
+	assert_int_equal(bee_write_atomic(p, "x\n", 2), 0);
+	char lnk[256];
+	snprintf(lnk, sizeof(lnk), "%s/audit-link.jsonl", tmp);
+	assert_int_equal(symlink(p, lnk), 0);
+	run_row("symlink", pack, lnk, touch, 68, "cannot open for appending: it is a symbolic link", marker, false);
+	snprintf(lnk, sizeof(lnk), "%s/audit-hard.jsonl", tmp);
+	assert_int_equal(link(p, lnk), 0);
+	run_row("hard link", pack, lnk, touch, 68, "cannot open for appending: it has 2 hard links", marker, false);
+	unlink(lnk);
+	assert_int_equal(chown(p, 65534, 65534), 0);
+	run_row("owner", pack, p, touch, 68, "it is owned by uid 65534, neither root nor the invoking user", marker,
+		false);
+	snprintf(lnk, sizeof(lnk), "%s/audit-fifo", tmp);
+	assert_int_equal(mkfifo(lnk, 0600), 0);
+	run_row("fifo", pack, lnk, touch, 68, "cannot open for appending: it is not a regular file", marker, false);
+	char *before_text = slurp(audit);
+	run_row("control", pack, audit, touch, 0, "", marker, true);
+	char *after_text = slurp(audit);
+	assert_int_equal(strncmp(before_text, after_text, strlen(before_text)), 0);
+	free(before_text);
+	free(after_text);
+	assert_int_equal(mode_of(audit), 0600);
 }
 
 /* ---- every failure class -------------------------------------------------------------------- */
@@ -1699,6 +1883,10 @@ int main(void)
 		fprintf(stderr, "test_bee_load: SKIPPED: needs root (cgroups, BPF, Landlock)\n");
 		return 0;
 	}
+	/* BEE_TEST_ONLY=PATTERN runs the tests whose names match (cmocka's filter) */
+	const char *only = getenv("BEE_TEST_ONLY");
+	if (only && *only)
+		cmocka_set_test_filter(only);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_session),
@@ -1710,6 +1898,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp),
 		cmocka_unit_test(test_signal_forwarded),
 		cmocka_unit_test(test_gc),
+		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_flood),
