@@ -10,8 +10,9 @@
  * when current is not in the session's cgroup or below it: that one helper
  * call is what every other process of the machine pays (tools/vm/bench).
  * Nested sessions: each session's programs run, so their decisions
- * intersect. They return 0 to allow and a negative errno to deny
- * (BPF_LSM_MAC's convention, not lsm_cgroup's 1/0).
+ * intersect. They return the hook's default to allow (0; 1 for the xattr
+ * hooks, see there) and a negative errno to deny (BPF_LSM_MAC's convention,
+ * not lsm_cgroup's 1/0).
  *
  *   bee_path_chmod       lsm/path_chmod       chmod, fchmod: write right
  *   bee_path_chown       lsm/path_chown       chown, fchown, lchown: write right
@@ -341,21 +342,27 @@ int BPF_PROG(bee_inode_setattr, struct dentry *dentry, struct iattr *attr)
 	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_SETATTR);
 }
 
+/* The xattr hooks allow with 1, not 0: security_inode_setxattr and
+ * security_inode_removexattr run the capability checks (cap_inode_setxattr:
+ * CAP_SYS_ADMIN for security.*) only when every LSM answered 1, "not mine";
+ * a 0 would skip them, for every process of the machine. */
+#define BEE_XATTR_PASS 1
+
 SEC("lsm/inode_setxattr")
 int BPF_PROG(bee_inode_setxattr, void *idmap, struct dentry *dentry, const char *name,
 	     const void *value, unsigned long size, int flags)
 {
 	if (!bee_in_session())
-		return 0;
-	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_SETXATTR);
+		return BEE_XATTR_PASS;
+	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_SETXATTR) ?: BEE_XATTR_PASS;
 }
 
 SEC("lsm/inode_removexattr")
 int BPF_PROG(bee_inode_removexattr, void *idmap, struct dentry *dentry, const char *name)
 {
 	if (!bee_in_session())
-		return 0;
-	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_REMOVEXATTR);
+		return BEE_XATTR_PASS;
+	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_REMOVEXATTR) ?: BEE_XATTR_PASS;
 }
 
 /* ---- descriptors from outside ---------------------------------------------- */

@@ -12,6 +12,8 @@
  * try_exec.c   programs: exec, run, execveat, fexecve, memfd, mmap and
  *              mprotect with PROT_EXEC, ptrace, user namespaces, bpf()
  * try_net.c    sockets: connect, sendto, bind, listen, families, AF_UNIX
+ * try_guard.c  metadata, descriptors passed in, signals, bpf(2): what the
+ *              global BPF LSM programs guard
  */
 #ifndef BEE_VM_TRY_H
 #define BEE_VM_TRY_H
@@ -64,6 +66,19 @@ int try_listen(int argc, char **argv);
 int try_socket(int argc, char **argv);
 int try_unix_connect(int argc, char **argv);
 int try_unix_self(int argc, char **argv);
+
+/* try_guard.c: what the global BPF LSM programs guard */
+int try_chmod(int argc, char **argv);
+int try_chown(int argc, char **argv);
+int try_utimes(int argc, char **argv);
+int try_setacl(int argc, char **argv);
+int try_rmacl(int argc, char **argv);
+int try_kill(int argc, char **argv);
+int try_kill_child(int argc, char **argv);
+int try_bpf_map_create(int argc, char **argv);
+int try_bpf_obj_get(int argc, char **argv);
+int try_recvfd(int argc, char **argv);
+int try_sendfd(int argc, char **argv);
 
 /* Opens PATH with a mode word: r, w, rw, wt (O_TRUNC), a (O_APPEND),
  * c (O_CREAT, write), n (O_ACCMODE 3: neither read nor write). Returns
