@@ -97,7 +97,6 @@ struct codegen_params {
 	uint32_t net4, net6;             /* LPM max_entries, at least 1 */
 	uint32_t pins;                   /* pinned exec rules */
 	uint32_t ringbuf;
-	uint32_t syscalls;               /* runtime/bee_syscalls.h group bits allowed */
 	bool test_programs;
 };
 
@@ -168,8 +167,6 @@ static int codegen_params(const struct lowered *lw, const struct codegen_opts *o
 		return -EINVAL;
 	}
 	p->ringbuf = rb;
-	/* [syscalls] allow: the policy's lowering gives its bits; none until then */
-	p->syscalls = 0;
 	p->test_programs = o && o->test_programs;
 	return 0;
 }
@@ -221,7 +218,6 @@ static void source_write(const struct lowered *lw, const struct codegen_params *
 	buf_printf(b, "#define BEE_PINS_MAX %u\n", p->pins ? p->pins : 1);
 	buf_printf(b, "#define BEE_RINGBUF_SIZE %u\n", p->ringbuf);
 	buf_printf(b, "#define BEE_HOOK_BPRM_CHECK %d\n", p->pins ? 1 : 0);
-	buf_printf(b, "#define BEE_SYSCALLS_ALLOWED 0x%xu\n", p->syscalls);
 	buf_printf(b, "#define BEE_TEST_PROGRAMS %d\n", p->test_programs ? 1 : 0);
 	buf_printf(b, "#include \"bee_hooks.bpf.h\"\n");
 }
