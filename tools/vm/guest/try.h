@@ -21,6 +21,8 @@
  *              perf_event_open, bpf, io_uring, namespaces, keyrings,
  *              userfaultfd, file handles, mount
  * try_fdpass.c descriptors passed in over SCM_RIGHTS (bee-fdsend sends them)
+ * try_guard.c  metadata, descriptors passed in, signals, bpf(2): what the
+ *              global BPF LSM programs guard
  */
 #ifndef BEE_VM_TRY_H
 #define BEE_VM_TRY_H
@@ -74,9 +76,9 @@ int try_socket(int argc, char **argv);
 int try_unix_connect(int argc, char **argv);
 int try_unix_self(int argc, char **argv);
 
-int try_chmod(int argc, char **argv);
-int try_chown(int argc, char **argv);
-int try_utimes(int argc, char **argv);
+int try_chmod_to(int argc, char **argv);
+int try_chown_to(int argc, char **argv);
+int try_utimes_set(int argc, char **argv);
 int try_touch(int argc, char **argv);
 int try_acl_set(int argc, char **argv);
 int try_acl_default(int argc, char **argv);
@@ -90,7 +92,6 @@ int try_fanotify(int argc, char **argv);
 int try_write(int argc, char **argv);
 int try_append(int argc, char **argv);
 
-int try_kill(int argc, char **argv);
 int try_pidfd(int argc, char **argv);
 int try_renice(int argc, char **argv);
 int try_uid(int argc, char **argv);
@@ -100,7 +101,6 @@ int try_daemon(int argc, char **argv);
 int try_personality(int argc, char **argv);
 int try_personality_rx(int argc, char **argv);
 int try_perf(int argc, char **argv);
-int try_bpf_map_create(int argc, char **argv);
 int try_uring_setup(int argc, char **argv);
 int try_unshare(int argc, char **argv);
 int try_clone(int argc, char **argv);
@@ -112,6 +112,18 @@ int try_mount(int argc, char **argv);
 
 int try_fdrecv(int argc, char **argv);
 int try_fdrecv_connect(int argc, char **argv);
+/* try_guard.c: what the global BPF LSM programs guard */
+int try_chmod(int argc, char **argv);
+int try_chown(int argc, char **argv);
+int try_utimes(int argc, char **argv);
+int try_setacl(int argc, char **argv);
+int try_rmacl(int argc, char **argv);
+int try_kill(int argc, char **argv);
+int try_kill_child(int argc, char **argv);
+int try_bpf_map_create(int argc, char **argv);
+int try_bpf_obj_get(int argc, char **argv);
+int try_recvfd(int argc, char **argv);
+int try_sendfd(int argc, char **argv);
 
 /* Opens PATH with a mode word: r, w, rw, wt (O_TRUNC), a (O_APPEND),
  * c (O_CREAT, write), n (O_ACCMODE 3: neither read nor write). Returns

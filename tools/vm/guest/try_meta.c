@@ -3,9 +3,9 @@
  * directory shows (try.h): the ways to change a file without opening it
  * for writing, and the ways to learn about a file without opening it.
  *
- *   chmod PATH MODE           chmod(2), MODE in octal
- *   chown PATH UID GID        chown(2) (-1 keeps one)
- *   utimes PATH               utimensat(2) with explicit times (2001-09-09)
+ *   chmod-to PATH MODE        chmod(2), MODE in octal
+ *   chown-to PATH UID GID     chown(2) (-1 keeps one)
+ *   utimes-set PATH           utimensat(2) with explicit times (2001-09-09)
  *   touch PATH                utimensat(2) with "now" (needs write access)
  *   acl-set PATH              setxattr system.posix_acl_access: an extended
  *                             ACL that gives uid 4242 rw
@@ -23,6 +23,7 @@
  *                             (cgroup control files, an audit log)
  *   append FILE TEXT          the same with O_APPEND
  *
+ * (try_guard.c has chmod, chown and utimes of fixed values, for 72-guard.sh.)
  * fanotify_init failing is SETUP:<errno> (the mark is what is judged).
  */
 #include "try.h"
@@ -41,13 +42,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-int try_chmod(int argc, char **argv)
+int try_chmod_to(int argc, char **argv)
 {
 	(void)argc;
 	return try_answer(chmod(argv[1], (mode_t)strtoul(argv[2], NULL, 8)) < 0 ? errno : 0);
 }
 
-int try_chown(int argc, char **argv)
+int try_chown_to(int argc, char **argv)
 {
 	(void)argc;
 	uid_t u = (uid_t)strtol(argv[2], NULL, 10);
@@ -55,7 +56,7 @@ int try_chown(int argc, char **argv)
 	return try_answer(chown(argv[1], u, g) < 0 ? errno : 0);
 }
 
-int try_utimes(int argc, char **argv)
+int try_utimes_set(int argc, char **argv)
 {
 	(void)argc;
 	struct timespec t[2] = { { 1000000000, 0 }, { 1000000000, 0 } };

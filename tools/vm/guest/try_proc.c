@@ -2,7 +2,7 @@
 /* try_proc.c: bee-try's operations on other processes (try.h): what a
  * session may do to the processes outside it, and to the launcher.
  *
- *   kill PID SIG              kill(2) (PID -1: every process we may signal)
+ *   (kill PID [SIG] is try_guard.c's; PID -1: every process we may signal)
  *   pidfd PID                 pidfd_open(2)
  *   renice PID                setpriority(PRIO_PROCESS, PID, 19)
  *   uid                       "UID:<real uid>:<effective gid>"
@@ -25,12 +25,6 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-int try_kill(int argc, char **argv)
-{
-	(void)argc;
-	return try_answer(kill((pid_t)atoi(argv[1]), atoi(argv[2])) < 0 ? errno : 0);
-}
 
 int try_pidfd(int argc, char **argv)
 {

@@ -9,7 +9,6 @@
  *                             came out executable, the errno otherwise, OK
  *                             when the persona was set but did nothing
  *   perf                      perf_event_open of a software counter of ours
- *   bpf-map-create            BPF_MAP_CREATE of a one-entry array
  *   uring-setup               io_uring_setup(2)
  *   unshare NS                unshare(2) of one namespace: user, mount, net,
  *                             pid, ipc, uts, cgroup
@@ -25,7 +24,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <linux/sched.h>
 #include <sched.h>
@@ -102,23 +100,6 @@ int try_perf(int argc, char **argv)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return try_answer(errno);
-	close(fd);
-	return try_answer(0);
-}
-
-int try_bpf_map_create(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	union bpf_attr a;
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = 4;
-	a.max_entries = 1;
-	int fd = (int)syscall(SYS_bpf, BPF_MAP_CREATE, &a, sizeof(a));
 	if (fd < 0)
 		return try_answer(errno);
 	close(fd);

@@ -14,9 +14,9 @@ session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
 tpid=$(ask pid)
 [ -n "$(tool_pid /esc/bin/driver)" ] || fail "the session did not start (tool '$tpid'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
 
-control chmod-own OK chmod /esc/allowed/own 640
-control chown-own OK chown /esc/allowed/own 65534 65534
-control utimes-own OK utimes /esc/allowed/own
+control chmod-own OK chmod-to /esc/allowed/own 640
+control chown-own OK chown-to /esc/allowed/own 65534 65534
+control utimes-own OK utimes-set /esc/allowed/own
 control touch-own OK touch /esc/allowed/own
 control acl-own OK acl-set /esc/allowed/own
 control xattr-rm-own OK xattr-rm /esc/allowed/ownacl system.posix_acl_access
@@ -36,15 +36,15 @@ meta() {
 	[ "$_before" = "$_after" ] || _b=0
 	attempt "$_n" "$_b" "$*: '$_w' (want EROFS or EACCES); mode owner mtime size '$_after' (was '$_before')"
 }
-meta chmod-readonly /esc/ro/file chmod /esc/ro/file 666
-meta chmod-readonly-dir /esc/ro/dir chmod /esc/ro/dir 777
-meta chmod-denied /esc/secret/key chmod /esc/secret/key 644
-meta utimes-readonly /esc/ro/file utimes /esc/ro/file
+meta chmod-readonly /esc/ro/file chmod-to /esc/ro/file 666
+meta chmod-readonly-dir /esc/ro/dir chmod-to /esc/ro/dir 777
+meta chmod-denied /esc/secret/key chmod-to /esc/secret/key 644
+meta utimes-readonly /esc/ro/file utimes-set /esc/ro/file
 meta touch-readonly /esc/ro/file touch /esc/ro/file
 meta truncate-readonly /esc/ro/victim truncate /esc/ro/victim
 c_before=$(stat -c %Z /esc/ro/file)
 sleep 1.1   # chown changes only the ctime; a second apart shows it
-w=$(ask chown /esc/ro/file 65534 65534)
+w=$(ask chown-to /esc/ro/file 65534 65534)
 b=$(is "$w" EROFS EACCES EPERM)
 [ "$(stat -c %Z /esc/ro/file)" = "$c_before" ] || b=0
 attempt chown-readonly "$b" "chown /esc/ro/file to its own 65534:65534: '$w' (want EROFS or EACCES); ctime $(stat -c %Z /esc/ro/file) (was $c_before)"

@@ -51,9 +51,9 @@ control run-readable OK stat /run
 # ---- bpffs: the pin folder, links, maps; bpf() itself --------------------------
 
 mode_before=$(stat -c '%a %u:%g' "$pins" 2>/dev/null)
-w1=$(ask chmod "$pins" 777)
-w2=$(ask chown "$pins" 65534 65534)
-w3=$(ask chmod "$pins/links" 777)
+w1=$(ask chmod-to "$pins" 777)
+w2=$(ask chown-to "$pins" 65534 65534)
+w3=$(ask chmod-to "$pins/links" 777)
 mode_after=$(stat -c '%a %u:%g' "$pins" 2>/dev/null)
 same=$([ -n "$mode_before" ] && [ "$mode_before" = "$mode_after" ] && echo 1 || echo 0)
 b=$(is "$w1" ENOENT EROFS EPERM EACCES)
@@ -122,7 +122,7 @@ b=$(is "$w" ENOENT EACCES EROFS)
 [ -e "$reg" ] || b=0
 attempt registry-unlink "$b" "unlink $reg: '$w' (want ENOENT, EACCES or EROFS); the record $([ -e "$reg" ] && echo is still there || echo is gone)"
 m=$(stat -c %a /run/bee)
-w=$(ask chmod /run/bee 777)
+w=$(ask chmod-to /run/bee 777)
 b=$(is "$w" EROFS EPERM ENOENT)
 [ "$(stat -c %a /run/bee)" = "$m" ] || b=0
 attempt state-dir-chmod "$b" "chmod 777 /run/bee: '$w' (want EROFS or EPERM); its mode is $(stat -c %a /run/bee) (was $m)"
@@ -139,7 +139,7 @@ simple audit-log-read EACCES -- read "$log"
 w=$(ask truncate "$log")
 b=$(is "$w" EACCES EROFS EPERM)
 attempt audit-log-truncate "$b" "truncate $log: '$w' (want EACCES)"
-w=$(ask chmod "$log" 666)
+w=$(ask chmod-to "$log" 666)
 b=$(is "$w" EPERM EROFS EACCES)
 [ "$(stat -c %a "$log" 2>/dev/null)" = 600 ] || b=0
 attempt audit-log-chmod "$b" "chmod 666 $log: '$w' (want EPERM: not its owner); its mode is $(stat -c %a "$log" 2>/dev/null)"

@@ -52,7 +52,7 @@ for f in /sys/fs/cgroup/cgroup.procs "$other/cgroup.procs"; do
 	attempt "$name" "$b" "as uid 0: write our pid to $f: '$w' (want EROFS or ENOENT); the tool's cgroup is $now (want $cg)"
 done
 m=$(stat -c %a "$pins" 2>/dev/null)
-w=$(ask chmod "$pins" 777)
+w=$(ask chmod-to "$pins" 777)
 b=$(is "$w" ENOENT EROFS EPERM EACCES)
 [ -n "$m" ] && [ "$(stat -c %a "$pins")" = "$m" ] || b=0
 attempt root-pin-chmod "$b" "as uid 0: chmod 777 $pins: '$w' (want ENOENT: covered, or EROFS); its mode is $(stat -c %a "$pins" 2>/dev/null) (was $m)"
