@@ -143,6 +143,22 @@ static void attenuate_report(const struct attenuate_widening *w, struct diag_ctx
 	}
 }
 
+/* [syscalls]: every group the child allows, the parent allows too. */
+static int attenuate_syscalls(const struct ir_policy *child, const struct ir_policy *parent,
+			      struct diag_ctx *dc)
+{
+	uint32_t extra = child->syscalls & ~parent->syscalls;
+	for (unsigned g = 0; g < BEE_SYSCALLS_COUNT; g++) {
+		if (!(extra & (1u << g)))
+			continue;
+		diag_error(dc, child->syscalls_loc[g], "child allows system call group '%s', parent does not",
+			   bee_syscall_groups[g].name);
+		diag_note(dc, LOC_NONE, "the parent's [syscalls] allow does not name '%s'",
+			  bee_syscall_groups[g].name);
+	}
+	return extra != 0;
+}
+
 static int attenuate_check_body(const struct lowered *child, const struct lowered *parent,
 				const struct beec_limits *lim, struct diag_ctx *dc)
 {
@@ -158,6 +174,8 @@ static int attenuate_check_body(const struct lowered *child, const struct lowere
 				widened = 1;
 		}
 	}
+	if (attenuate_syscalls(child->ir, parent->ir, dc) && widened == 0)
+		widened = 1;
 	return widened;
 }
 

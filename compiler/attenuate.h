@@ -12,7 +12,8 @@
  *
  * [env] set values are injected context, not access to the launcher's
  * environment, and [audit] says what is logged, not what is allowed; neither
- * takes part.
+ * takes part. [syscalls] allow is a set of names: the child's must be a
+ * subset of the parent's.
  */
 #ifndef BEE_ATTENUATE_H
 #define BEE_ATTENUATE_H

@@ -93,6 +93,7 @@ const char *codegen_map_fill_name(enum codegen_map_fill f)
 
 struct codegen_params {
 	enum ir_audit_mode audit;
+	uint32_t syscalls;               /* [syscalls] allow bits */
 	uint32_t fs_image, exec_image;   /* bytes */
 	uint32_t net4, net6;             /* LPM max_entries, at least 1 */
 	uint32_t pins;                   /* pinned exec rules */
@@ -136,6 +137,7 @@ static int codegen_params(const struct lowered *lw, const struct codegen_opts *o
 
 	memset(p, 0, sizeof(*p));
 	p->audit = ir->audit;
+	p->syscalls = ir->syscalls;
 	if ((err = image_size(lw->dfa[IR_DOMAIN_FS], "fs", dc, &p->fs_image)) < 0 ||
 	    (err = image_size(lw->dfa[IR_DOMAIN_EXEC], "exec", dc, &p->exec_image)) < 0)
 		return err;
@@ -211,6 +213,9 @@ static void source_write(const struct lowered *lw, const struct codegen_params *
 	buf_printf(b, "', written by beec %s (compiler/codegen.c).\n", BEEC_VERSION);
 	buf_printf(b, " * Only sizes are policy-specific; the decisions come from the maps. */\n");
 	buf_printf(b, "#define BEE_AUDIT %d /* %s */\n", (int)p->audit, ir_audit_mode_name(p->audit));
+	char sys[256];
+	buf_printf(b, "#define BEE_SYSCALLS_ALLOWED 0x%xu /* %s */\n", p->syscalls,
+		   ir_syscalls_text(p->syscalls, sys, sizeof(sys)));
 	buf_printf(b, "#define BEE_FS_IMAGE_SIZE %u\n", p->fs_image);
 	buf_printf(b, "#define BEE_EXEC_IMAGE_SIZE %u\n", p->exec_image);
 	buf_printf(b, "#define BEE_NET4_ENTRIES %u\n", p->net4);

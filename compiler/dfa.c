@@ -298,7 +298,7 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	for (size_t i = 0; i < n; i++) {
 		struct glob g;
 		struct glob_error ge;
-		if (glob_parse(rules[i].glob, &g, &ge)) {
+		if (dfa_rule_glob(&rules[i], &g, &ge)) {
 			if (dc)
 				diag_error(dc, dfa_glob_loc(&rules[i], &ge), "invalid glob '%s': %s",
 					   rules[i].glob, ge.msg);
@@ -351,6 +351,14 @@ void dfa_free(struct dfa *d)
 	free(d);
 }
 
+int dfa_rule_glob(const struct dfa_rule *r, struct glob *g, struct glob_error *ge)
+{
+	int rc = glob_parse(r->glob, g, ge);
+	if (rc == 0 && r->cover_dir)
+		glob_cover_dir(g);
+	return rc;
+}
+
 void dfa_rules_simulate(const struct dfa_rule *rules, size_t n, const void *bytes, size_t len,
 			bool *matched)
 {
@@ -360,7 +368,7 @@ void dfa_rules_simulate(const struct dfa_rule *rules, size_t n, const void *byte
 		struct glob g;
 		struct glob_error ge;
 		matched[i] = false;
-		if (glob_parse(rules[i].glob, &g, &ge) == 0) {
+		if (dfa_rule_glob(&rules[i], &g, &ge) == 0) {
 			nfa_glob_add(&nfa, &g, (uint32_t)i);
 			glob_fini(&g);
 		}

@@ -86,6 +86,8 @@ struct dfa_rule {
 	uint32_t deny;       /* permission bits denied */
 	unsigned rule;       /* provenance: the policy rule's index */
 	struct loc loc;      /* where the glob is written (LOC_NONE if nowhere) */
+	bool cover_dir;      /* a trailing '/' '**' matches the directory too
+			      * (glob_cover_dir: [fs] deny rules) */
 };
 
 /* Filled when a state limit stops a build, naming the rules most likely

@@ -351,7 +351,7 @@ static int dfa_tab_of_rule(struct dfa_fold *f, const struct dfa_rule *r, uint32_
 {
 	struct glob g;
 	struct glob_error ge;
-	int rc = glob_parse(r->glob, &g, &ge);
+	int rc = dfa_rule_glob(r, &g, &ge);
 	if (rc)
 		return rc;
 	memset(t, 0, sizeof(*t));

@@ -190,6 +190,10 @@ void dfa_tab_fini(struct dfa_tab *t);
 int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool prov,
 		   size_t max_build, size_t max_total, size_t max_states, struct dfa_limit_report *rep);
 
+/* The rule's glob parsed, with glob_cover_dir when the rule says so:
+ * every stage that reads a rule's glob reads it through this. */
+int dfa_rule_glob(const struct dfa_rule *r, struct glob *g, struct glob_error *ge);
+
 /* Which input rules s matches, by running their globs' NFA: sets matched[i]
  * (the globs must parse). */
 void dfa_rules_simulate(const struct dfa_rule *rules, size_t n, const void *bytes, size_t len,

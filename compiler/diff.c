@@ -37,8 +37,7 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 			break;
 		}
 		struct diff_entry *e = VEC_PUSH(out->entries, out->n, out->cap);
-		e->added = added;
-		e->w = w;
+		*e = (struct diff_entry){ .added = added, .w = w };
 		if (added)
 			out->nadded++;
 		else
@@ -60,6 +59,27 @@ static int diff_side(const struct lowered *child, const struct lowered *parent, 
 	return err;
 }
 
+/* The [syscalls] groups that have allows and other does not. */
+static void diff_syscalls(const struct ir_policy *has, const struct ir_policy *other, bool added,
+			  struct diff *out)
+{
+	uint32_t extra = has->syscalls & ~other->syscalls;
+	for (unsigned g = 0; g < BEE_SYSCALLS_COUNT; g++) {
+		if (!(extra & (1u << g)))
+			continue;
+		struct diff_entry *e = VEC_PUSH(out->entries, out->n, out->cap);
+		memset(e, 0, sizeof(*e));
+		e->added = added;
+		e->syscall = true;
+		e->group = g;
+		e->group_loc = has->syscalls_loc[g];
+		if (added)
+			out->nadded++;
+		else
+			out->nremoved++;
+	}
+}
+
 static int diff_policies_body(const struct lowered *old, const struct lowered *new_, const struct lower_opts *lo,
 		  struct diag_ctx *dc, struct diff *out)
 {
@@ -69,6 +89,8 @@ static int diff_policies_body(const struct lowered *old, const struct lowered *n
 		    diff_side(old, new_, diff_order[i], false, lo, dc, out) < 0)
 			return -1;
 	}
+	diff_syscalls(new_->ir, old->ir, true, out);
+	diff_syscalls(old->ir, new_->ir, false, out);
 	return 0;
 }
 
@@ -88,6 +110,11 @@ void diff_fini(struct diff *d)
 static void entry_describe(const struct diff_entry *e, char *what, size_t wlen, char *example, size_t elen)
 {
 	const struct attenuate_widening *w = &e->w;
+	if (e->syscall) {
+		snprintf(what, wlen, "syscalls allow");
+		snprintf(example, elen, "%s", bee_syscall_groups[e->group].name);
+		return;
+	}
 	if (w->domain == IR_DOMAIN_NET) {
 		char ep[NETSET_CEX_STRLEN];
 		netset_cex_format(&w->net, ep);
@@ -117,6 +144,15 @@ static void rule_where(const struct ir_rule *r, char *buf, size_t len)
 		 ir_domain_name(ir_rule_kind_domain(r->kind)), ir_rule_kind_key(r->kind), r->text);
 }
 
+static void group_where(const struct diff_entry *e, char *buf, size_t len)
+{
+	unsigned line = 0, col = 0;
+	if (e->group_loc.src)
+		loc_linecol(e->group_loc, &line, &col);
+	snprintf(buf, len, "%s:%u:%u syscalls.allow '%s'", e->group_loc.src ? e->group_loc.src->name : "?",
+		 line, col, bee_syscall_groups[e->group].name);
+}
+
 static void diff_print_text_body(const struct diff *d, FILE *out)
 {
 	for (int pass = 0; pass < 2; pass++) {
@@ -126,7 +162,10 @@ static void diff_print_text_body(const struct diff *d, FILE *out)
 				continue;
 			char what[128], example[4200], where[4400];
 			entry_describe(e, what, sizeof(what), example, sizeof(example));
-			rule_where(e->w.child_rule, where, sizeof(where));
+			if (e->syscall)
+				group_where(e, where, sizeof(where));
+			else
+				rule_where(e->w.child_rule, where, sizeof(where));
 			fprintf(out, "%c %s: e.g. %s\n    %s by %s\n", e->added ? '+' : '-', what, example,
 				e->added ? "added" : "removed", where);
 		}
@@ -151,10 +190,22 @@ static void diff_print_json_body(const struct diff *d, FILE *out)
 		entry_describe(e, what, sizeof(what), example, sizeof(example));
 		char *sp = strchr(what, ' ');
 		json_t *o = jx(json_object());
-		jx_set(o, "domain", json_string(ir_domain_name(e->w.domain)));
+		jx_set(o, "domain", json_string(e->syscall ? "syscalls" : ir_domain_name(e->w.domain)));
 		jx_set(o, "access", json_string(sp ? sp + 1 : what));
 		jx_set(o, "example", json_string(example));
-		const struct ir_rule *r = e->w.child_rule;
+		const struct ir_rule *r = e->syscall ? NULL : e->w.child_rule;
+		if (e->syscall) {
+			unsigned line = 0, col = 0;
+			if (e->group_loc.src)
+				loc_linecol(e->group_loc, &line, &col);
+			json_t *rule = jx(json_object());
+			jx_set(rule, "file", json_string(e->group_loc.src ? e->group_loc.src->name : ""));
+			jx_set(rule, "line", json_integer(line));
+			jx_set(rule, "column", json_integer(col));
+			jx_set(rule, "kind", json_string("allow"));
+			jx_set(rule, "text", json_string(bee_syscall_groups[e->group].name));
+			jx_set(o, "rule", rule);
+		}
 		if (r) {
 			unsigned line = 0, col = 0;
 			if (r->loc.src)

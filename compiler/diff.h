@@ -7,7 +7,8 @@
  * ("removed"). After each one the NEW (or OLD) rule responsible is set
  * aside and the search runs again, so every rule that adds something gets
  * its own entry. A change that only reorders or respells rules adds and
- * removes nothing.
+ * removes nothing. A [syscalls] group allowed by NEW only is added, one
+ * allowed by OLD only removed; they come after the domains.
  */
 #ifndef BEE_DIFF_H
 #define BEE_DIFF_H
@@ -23,6 +24,11 @@
 struct diff_entry {
 	bool added;                      /* false: removed */
 	struct attenuate_widening w;     /* child_rule points into the side that has it */
+	/* a [syscalls] group allowed on one side only (then w is unused):
+	 * its index in runtime/bee_syscalls.h and where that side names it */
+	bool syscall;
+	unsigned group;
+	struct loc group_loc;
 };
 
 struct diff {

@@ -504,6 +504,26 @@ out:
 	return rc;
 }
 
+void glob_cover_dir(struct glob *g)
+{
+	size_t n = g->nalts, cap = n;
+	for (size_t a = 0; a < n; a++) {
+		const struct glob_alt *alt = &g->alts[a];
+		if (alt->n < 2 || alt->items[alt->n - 1].kind != GLOB_ITEM_ANY ||
+		    alt->items[alt->n - 2].kind != GLOB_ITEM_BYTE)
+			continue;
+		struct glob_byteset slash = { { 0 } };
+		glob_byteset_add(&slash, '/');
+		if (memcmp(&alt->items[alt->n - 2].set, &slash, sizeof(slash)) != 0)
+			continue;
+		/* the directory: without "/" and "**", or "/" itself for "/" "**" */
+		size_t keep = alt->n == 2 ? 1 : alt->n - 2;
+		struct glob_alt dir = { .items = xmalloc(keep * sizeof(*dir.items)), .n = keep };
+		memcpy(dir.items, alt->items, keep * sizeof(*dir.items));
+		*VEC_PUSH(g->alts, g->nalts, cap) = dir;
+	}
+}
+
 void glob_fini(struct glob *g)
 {
 	for (size_t i = 0; i < g->nalts; i++)

@@ -110,6 +110,12 @@ struct glob_error {
 int glob_parse(const char *text, struct glob *out, struct glob_error *err);
 void glob_fini(struct glob *g);
 
+/* "Hidden means hidden" (docs/decisions.md): for each alternative that
+ * ends in a whole-segment '/' '**' (everything below a directory) adds one
+ * that matches the directory itself ("/a/" "**" also "/a"; "/" "**" also
+ * "/"). Lowering applies it to [fs] deny rules only. */
+void glob_cover_dir(struct glob *g);
+
 /* One line per alternative: its items, e.g. "byte '/' star [^/] dirs". */
 void glob_dump(const struct glob *g, FILE *out);
 

@@ -92,6 +92,18 @@ void ir_net_format(const struct ir_net *n, char *buf)
 	snprintf(buf, IR_NET_STRLEN, "?");
 }
 
+const char *ir_syscalls_text(uint32_t bits, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (unsigned g = 0; g < BEE_SYSCALLS_COUNT; g++)
+		if (bits & (1u << g) && n < len)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", bee_syscall_groups[g].name);
+	if (!n)
+		snprintf(buf, len, "none");
+	return buf;
+}
+
 /* ---- dump ------------------------------------------------------------------
  *
  *   # bee policy ir (schema 1)
@@ -99,6 +111,7 @@ void ir_net_format(const struct ir_net *n, char *buf)
  *   name cargo-test
  *   parent "parent.toml"            (or: parent none)
  *   audit deny
+ *   syscalls bpf perf_event_open    (or: syscalls none)
  *   rules 3
  *     0  fs.read      /etc/hosts              @ 7:3
  *     1  exec.allow   !/usr/bin/cargo         @ 11:11
@@ -227,6 +240,8 @@ static void ir_dump_body(const struct ir_policy *p, FILE *out)
 		sb_puts(&b, "none");
 	fprintf(out, "parent %s\n", b.s);
 	fprintf(out, "audit %s\n", ir_audit_mode_name(p->audit));
+	char sys[256];
+	fprintf(out, "syscalls %s\n", ir_syscalls_text(p->syscalls, sys, sizeof(sys)));
 	fprintf(out, "rules %zu\n", p->nrules);
 
 	/* pad every rule's text to the widest one (up to a limit) so that the

@@ -13,6 +13,7 @@
 #ifndef BEE_IR_H
 #define BEE_IR_H
 
+#include "bee_syscalls.h"
 #include "diag.h"
 #include "mem.h"
 
@@ -118,11 +119,19 @@ struct ir_policy {
 	const char *parent;        /* as written (expanded); NULL when absent */
 	struct loc parent_loc;
 	enum ir_audit_mode audit;
+	/* [syscalls] allow: bit (1 << enum bee_syscall_group) per group the
+	 * policy lets the tool use; where each is written, for diagnostics */
+	uint32_t syscalls;
+	struct loc syscalls_loc[BEE_SYSCALLS_COUNT];
 	struct ir_rule *rules;
 	size_t nrules;
 };
 
 void ir_policy_free(struct ir_policy *p);
+
+/* The groups of bits as their names in table order, space-separated, into
+ * buf ("none" for 0); returns buf. */
+const char *ir_syscalls_text(uint32_t bits, char *buf, size_t len);
 
 /* Canonical text of the IR (--dump=ir): deterministic, one rule a line with
  * its index, kind, normal form and source line. */

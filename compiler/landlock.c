@@ -77,7 +77,7 @@ static bool rules_meet(const struct ir_rule *g, const struct ir_rule *d)
 {
 	struct dfa_rule pair[2] = {
 		{ .glob = g->text, .grant = IR_PERM_READ, .rule = 0 },
-		{ .glob = d->text, .deny = IR_PERM_READ, .rule = 1 },
+		{ .glob = d->text, .deny = IR_PERM_READ, .rule = 1, .cover_dir = true },
 	};
 	struct dfa_build_opts o = { .sz = sizeof(o), .kind = DFA_KIND_PATH };
 	struct dfa *a;

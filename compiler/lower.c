@@ -33,6 +33,7 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		    (opts && opts->exclude && opts->exclude[r->index]))
 			continue;
 		struct dfa_rule *d = &rules[n];
+		*d = (struct dfa_rule){ 0 };
 		d->glob = r->text;
 		d->rule = r->index;
 		d->loc = r->loc;
@@ -44,7 +45,9 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 			d->grant = IR_PERM_WRITE;
 			break;
 		case IR_RULE_FS_DENY:
+			/* hidden means hidden: denying X/ ** denies X too */
 			d->deny = IR_PERM_READ | IR_PERM_WRITE;
+			d->cover_dir = true;
 			break;
 		case IR_RULE_EXEC_ALLOW:
 			if (r->exec.pinned) {

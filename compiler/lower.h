@@ -6,7 +6,8 @@
  *   env   allow name globs       -> one DFA, bit READ
  *   net   connect/bind/deny      -> disjoint LPM entries (netset.h)
  *
- * A deny in [fs] takes both READ and WRITE. [env] set names are injected
+ * A deny in [fs] takes both READ and WRITE, and a deny of "X/" "**" takes
+ * X itself too (glob_cover_dir: hidden means hidden). [env] set names are injected
  * by the launcher, not passed through, so they are not in the env DFA.
  *
  * Ownership: lower_policy returns a struct lowered that the caller frees

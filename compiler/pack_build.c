@@ -179,6 +179,15 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	jx_set(m, "name", json_string(lw->ir->name));
 	jx_set(m, "parent", lw->ir->parent ? json_string(lw->ir->parent) : json_null());
 	jx_set(m, "audit", json_string(ir_audit_mode_name(lw->ir->audit)));
+	/* the system call groups allowed, in table order; absent when none, so
+	 * that packs of policies without [syscalls] keep their bytes */
+	if (lw->ir->syscalls) {
+		json_t *sys = jx(json_array());
+		for (unsigned g = 0; g < BEE_SYSCALLS_COUNT; g++)
+			if (lw->ir->syscalls & (1u << g))
+				jx_push(sys, json_string(bee_syscall_groups[g].name));
+		jx_set(m, "syscalls", sys);
+	}
 	jx_set(m, "source", json_string("policy.toml"));
 	/* the base name only: how the path was spelt must not change the bytes */
 	const char *base = strrchr(src->name, '/');

@@ -934,6 +934,7 @@ static void unknown_key(struct schema *s, const struct toml_kv *kv, const char *
 		{ "filesystem", "fs" }, { "files", "fs" }, { "file", "fs" }, { "paths", "fs" },
 		{ "network", "net" }, { "exe", "exec" }, { "process", "exec" }, { "programs", "exec" },
 		{ "environment", "env" }, { "log", "audit" }, { "logging", "audit" },
+		{ "seccomp", "syscalls" }, { "system-calls", "syscalls" },
 	};
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
 		if (strcmp(key, aliases[i].word) == 0) {
@@ -1045,6 +1046,71 @@ static void audit_table(struct schema *s, const struct toml_kv *kv)
 	}
 }
 
+/* [syscalls] allow = ["bpf", ...]: the groups of runtime/bee_syscalls.h
+ * that the session's seccomp filter (and the bpf hook) let through. */
+static void syscalls_allow(struct schema *s, const struct toml_kv *kv)
+{
+	char b1[SHOWLEN];
+	const char *names[BEE_SYSCALLS_COUNT + 1];
+	for (unsigned g = 0; g < BEE_SYSCALLS_COUNT; g++)
+		names[g] = bee_syscall_groups[g].name;
+	names[BEE_SYSCALLS_COUNT] = NULL;
+	const struct toml_node *v = kv->val;
+	if (v->type != TOML_ARRAY || v->arr.of_tables) {
+		serr(s, v->loc, "'syscalls.allow' must be an array of strings, found %s", node_type(v));
+		if (v->type == TOML_STRING)
+			diag_note(s->dc, LOC_NONE, "write a list: allow = [\"%s\"]",
+				  show(b1, v->str.ptr, v->str.len));
+		return;
+	}
+	for (size_t i = 0; i < v->arr.n && !stop(s); i++) {
+		const struct toml_node *it = v->arr.items[i];
+		if (it->type != TOML_STRING) {
+			serr(s, it->loc, "entries of 'syscalls.allow' must be strings, found %s", node_type(it));
+			continue;
+		}
+		struct xstr x;
+		if (expand(s, it, &x) == 0) {
+			unsigned g = 0;
+			while (g < BEE_SYSCALLS_COUNT && !(strlen(names[g]) == x.n && memcmp(names[g], x.s, x.n) == 0))
+				g++;
+			struct loc at = xs_loc(&x, 0, x.n);
+			const char *word = show(b1, x.s, x.n);
+			if (g == BEE_SYSCALLS_COUNT) {
+				serr(s, at, "unknown system call group '%s'", word);
+				const char *near = suggest_word(word, names);
+				if (near)
+					diag_note(s->dc, at, "did you mean '%s'?", near);
+				else
+					diag_note(s->dc, LOC_NONE, "the groups are listed in bee-policy(5), "
+						  "section SYSCALLS");
+			} else if (s->pol->syscalls & (1u << g)) {
+				swarn(s, at, "duplicate entry '%s' in 'syscalls.allow'", word);
+				diag_note(s->dc, s->pol->syscalls_loc[g], "first listed here");
+			} else {
+				s->pol->syscalls |= 1u << g;
+				s->pol->syscalls_loc[g] = at;
+			}
+		}
+		xs_fini(&x);
+	}
+}
+
+static void syscalls_table(struct schema *s, const struct toml_kv *kv)
+{
+	static const char *const keys[] = { "allow", NULL };
+	if (!expect_table(s, kv, "syscalls"))
+		return;
+	const struct toml_node *t = kv->val;
+	for (size_t i = 0; i < t->tab.n && !stop(s); i++) {
+		const struct toml_kv *e = &t->tab.items[i];
+		if (key_is(e, "allow"))
+			syscalls_allow(s, e);
+		else
+			unknown_key(s, e, "syscalls", keys);
+	}
+}
+
 static void version_key(struct schema *s, const struct toml_kv *kv)
 {
 	const struct toml_node *v = kv->val;
@@ -1132,7 +1198,7 @@ out:
 static void top_level(struct schema *s, const struct toml_node *root)
 {
 	static const char *const keys[] = {
-		"version", "name", "parent", "fs", "exec", "net", "env", "audit", NULL,
+		"version", "name", "parent", "fs", "exec", "net", "env", "audit", "syscalls", NULL,
 	};
 	for (size_t i = 0; i < root->tab.n && !stop(s); i++) {
 		const struct toml_kv *kv = &root->tab.items[i];
@@ -1144,6 +1210,8 @@ static void top_level(struct schema *s, const struct toml_node *root)
 			parent_key(s, kv);
 		else if (key_is(kv, "audit"))
 			audit_table(s, kv);
+		else if (key_is(kv, "syscalls"))
+			syscalls_table(s, kv);
 		else {
 			enum ir_domain dom = IR_DOMAIN_COUNT;
 #define X(name, str) if (key_is(kv, str)) dom = IR_DOMAIN_##name;

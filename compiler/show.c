@@ -4,6 +4,7 @@
 #include "mem.h"
 #include "bee_dfa.h"
 #include "bee_net.h"
+#include "bee_syscalls.h"
 #include "netaddr.h"
 #include "pack.h"
 
@@ -118,6 +119,26 @@ static void show_net(const struct bee_pack *pack, const json_t *m, FILE *out)
 	json_decref(prov);
 }
 
+static void show_syscalls(const json_t *m, FILE *out)
+{
+	const json_t *sys = json_object_get(m, "syscalls");
+	size_t n = json_array_size(sys);
+	if (!n) {
+		fprintf(out, "\nsyscalls allowed none (every group of bee-policy(5) is refused)\n");
+		return;
+	}
+	fprintf(out, "\nsyscalls allowed %zu (the other groups of bee-policy(5) are refused)\n", n);
+	size_t i;
+	const json_t *g;
+	json_array_foreach(sys, i, g) {
+		const char *name = json_string_value(g), *doc = "unknown to this beec";
+		for (unsigned k = 0; name && k < BEE_SYSCALLS_COUNT; k++)
+			if (strcmp(name, bee_syscall_groups[k].name) == 0)
+				doc = bee_syscall_groups[k].doc;
+		fprintf(out, "  %-16s %s\n", name ? name : "?", doc);
+	}
+}
+
 static void show_hooks_maps(const json_t *m, FILE *out)
 {
 	size_t i;
@@ -188,6 +209,7 @@ static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, siz
 	show_rules(m, out);
 	show_automata(pack, m, out);
 	show_net(pack, m, out);
+	show_syscalls(m, out);
 	show_hooks_maps(m, out);
 	show_landlock(m, out);
 	bee_pack__close(pack);

@@ -6,15 +6,24 @@
  * knows, so anything not granted is denied:
  *
  *   policy read     READ_FILE, and beneath a directory READ_DIR
- *   policy write    WRITE_FILE, TRUNCATE (ABI 3), and beneath a directory
- *                   MAKE_REG, MAKE_DIR, MAKE_SYM, MAKE_SOCK, MAKE_FIFO,
- *                   REMOVE_FILE, REMOVE_DIR, REFER (ABI 2)
- *   read or write   IOCTL_DEV (ABI 5): ioctls on devices it may open
+ *   policy write    WRITE_FILE, TRUNCATE (ABI 3), IOCTL_DEV (ABI 5: ioctls
+ *                   on the devices it may write, e.g. /dev/tty), and
+ *                   beneath a directory MAKE_REG, MAKE_DIR, MAKE_SYM,
+ *                   MAKE_SOCK, MAKE_FIFO, REMOVE_FILE, REMOVE_DIR,
+ *                   REFER (ABI 2)
  *   policy exec     EXECUTE
+ *
+ * TRUNCATE and IOCTL_DEV come with write and nothing else: truncating
+ * changes a file, and a device's ioctls change it too (TIOCSTI types
+ * into a terminal, block devices are reconfigured), whatever mode the
+ * device was opened in.
  *
  * MAKE_CHAR and MAKE_BLOCK are handled and never granted (and the tool
  * has no CAP_MKNOD). From ABI 6 the ruleset also scopes abstract UNIX
- * sockets and signals to the session's own domain. Network rights are
+ * sockets and signals to the session's own domain: the tool can neither
+ * signal nor connect to the abstract socket of a process outside it
+ * (bee-load, the user's other processes). bpf-lsm's hardening ruleset
+ * below sets the same scopes. Network rights are
  * not handled: [net] is the cgroup programs' in this backend too.
  *
  * Each rule is bound to the inode its path names at launch. A literal
@@ -89,18 +98,30 @@ static uint64_t ll_rights(uint32_t perms, bool dir)
 	if (perms & IR_PERM_READ)
 		a |= LANDLOCK_ACCESS_FS_READ_FILE | (dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0);
 	if (perms & IR_PERM_WRITE) {
-		a |= LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_TRUNCATE;
+		a |= LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV;
 		if (dir)
 			a |= LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR |
 			     LANDLOCK_ACCESS_FS_MAKE_SYM | LANDLOCK_ACCESS_FS_MAKE_SOCK |
 			     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_REMOVE_FILE |
 			     LANDLOCK_ACCESS_FS_REMOVE_DIR | LL_FS_REFER;
 	}
-	if (perms & (IR_PERM_READ | IR_PERM_WRITE))
-		a |= LL_FS_IOCTL_DEV;
 	if (perms & IR_PERM_EXEC)
 		a |= LANDLOCK_ACCESS_FS_EXECUTE;
 	return a;
+}
+
+/* A ruleset handling the file-system rights handled, scoping abstract
+ * UNIX sockets and signals from ABI 6; the attr size says which fields
+ * the kernel reads. */
+static int ll_ruleset_create(uint64_t handled, int abi)
+{
+	struct ll_ruleset_attr attr = { .handled_access_fs = handled };
+	size_t size = sizeof(attr.handled_access_fs);
+	if (abi >= 6) {
+		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+		size = sizeof(attr);
+	}
+	return (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
 }
 
 unsigned bee_landlock_restrict_flags(int abi)
@@ -124,15 +145,7 @@ int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *out, bee_wa
 		return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL,
 				"policy '%s' cannot be enforced by Landlock: %s", m->name, m->ll_reason);
 	uint64_t handled = ll_handled(abi);
-	struct ll_ruleset_attr attr = { .handled_access_fs = handled };
-	size_t size = sizeof(attr.handled_access_fs);
-	if (abi >= 4)
-		size = offsetof(struct ll_ruleset_attr, scoped);
-	if (abi >= 6) {
-		attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
-		size = sizeof(attr);
-	}
-	rfd = (int)syscall(__NR_landlock_create_ruleset, &attr, size, 0);
+	rfd = ll_ruleset_create(handled, abi);
 	if (rfd < 0) {
 		err = -errno;
 		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "landlock_create_ruleset (ABI %d): %s", abi,
@@ -195,7 +208,10 @@ fail:
  * ruleset that handles only the namespace-changing rights:
  *
  *   REMOVE_DIR REMOVE_FILE MAKE_CHAR MAKE_DIR MAKE_REG MAKE_SOCK MAKE_FIFO
- *   MAKE_BLOCK MAKE_SYM, REFER (ABI 2), TRUNCATE (ABI 3)
+ *   MAKE_BLOCK MAKE_SYM, REFER (ABI 2), TRUNCATE (ABI 3), IOCTL_DEV (ABI 5)
+ *
+ * and from ABI 6 scopes signals and abstract UNIX sockets as the landlock
+ * backend does.
  *
  * READ_FILE, WRITE_FILE, EXECUTE and READ_DIR are not handled: reads,
  * writes and execs stay the BPF programs' decisions. The rights are granted
@@ -205,9 +221,9 @@ fail:
  *        directory prefix (/a/b, /tmp): every handled right but MAKE_CHAR
  *        and MAKE_BLOCK (the tool has no CAP_MKNOD). Braces are expanded
  *        first, so "/a/{x,y}/ **" gives /a/x and /a/y.
- *   a literal existing file ("/dev/null")  TRUNCATE on that file alone
- *        (ABI 3), nothing on its directory: MAKE_REG on /dev would let the
- *        tool create files there.
+ *   a literal existing file ("/dev/null")  TRUNCATE (ABI 3) and
+ *        IOCTL_DEV (ABI 5) on that file alone, nothing on its directory:
+ *        MAKE_REG on /dev would let the tool create files there.
  *   a literal missing file  MAKE_REG on its directory, so that the tool
  *        can create it (the BPF hooks decide the open by its path); no
  *        removal, no REFER (nothing can be renamed or linked in).
@@ -233,6 +249,8 @@ uint64_t bee_landlock_hardening_handled(int abi)
 		h |= LL_FS_REFER;
 	if (abi >= 3)
 		h |= LL_FS_TRUNCATE;
+	if (abi >= 5)
+		h |= LL_FS_IOCTL_DEV;
 	return h;
 }
 
@@ -394,8 +412,7 @@ int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_
 		return bee_fail(e, BEE_STAGE_LANDLOCK, -EOPNOTSUPP, "Landlock is not enabled in this kernel");
 	uint64_t handled = bee_landlock_hardening_handled(abi);
 	uint64_t beneath = handled & ~(uint64_t)(LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_BLOCK);
-	struct ll_ruleset_attr attr = { .handled_access_fs = handled };
-	int rfd = (int)syscall(__NR_landlock_create_ruleset, &attr, sizeof(attr.handled_access_fs), 0);
+	int rfd = ll_ruleset_create(handled, abi);
 	if (rfd < 0) {
 		err = -errno;
 		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "landlock_create_ruleset (ABI %d): %s", abi,
@@ -434,8 +451,9 @@ int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_
 				if ((err = harden_add(rfd, path, beneath, r->index, e)) < 0)
 					goto fail;
 			} else if (stat(path, &st) == 0) {
-				if (!S_ISDIR(st.st_mode) && (handled & LL_FS_TRUNCATE) &&
-				    (err = harden_add(rfd, path, LL_FS_TRUNCATE, r->index, e)) < 0)
+				uint64_t file = handled & (LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
+				if (!S_ISDIR(st.st_mode) && file &&
+				    (err = harden_add(rfd, path, file, r->index, e)) < 0)
 					goto fail;
 			} else {
 				/* missing: it may be created, nothing else in its directory */

@@ -12,6 +12,7 @@
 #include "bee_audit.h"
 #include "bee_dfa.h"
 #include "bee_net.h"
+#include "bee_syscalls.h"
 #include "ir.h"
 #include "net_eval.h"
 
@@ -192,6 +193,33 @@ static int mf_audit_mode(const char *s, unsigned *out)
 	return -1;
 }
 
+/* "syscalls": the groups the policy allows, by name; absent is none. A
+ * name this loader does not know refuses the pack: its filter could not
+ * say what the policy meant (fail closed). */
+static int mf_syscalls(struct mf_ctx *c, const json_t *a, struct bee_manifest *m)
+{
+	m->syscalls_allowed = 0;
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return mf_bad(c, "'syscalls' is not an array");
+	size_t i;
+	const json_t *v;
+	json_array_foreach(a, i, v) {
+		const char *name = json_string_value(v);
+		unsigned g = 0;
+		while (name && g < BEE_SYSCALLS_COUNT && strcmp(name, bee_syscall_groups[g].name) != 0)
+			g++;
+		if (!name || g == BEE_SYSCALLS_COUNT)
+			return mf_bad(c, "syscalls %zu: '%s' is not a system call group this loader knows", i,
+				      name ? name : "(not a string)");
+		if (m->syscalls_allowed & (1u << g))
+			return mf_bad(c, "syscalls %zu: '%s' is listed twice", i, name);
+		m->syscalls_allowed |= 1u << g;
+	}
+	return 0;
+}
+
 static int mf_parse(struct mf_ctx *c, const json_t *root, struct bee_manifest *m)
 {
 	json_t *j = (json_t *)root;
@@ -223,7 +251,8 @@ static int mf_parse(struct mf_ctx *c, const json_t *root, struct bee_manifest *m
 	if ((err = mf_hooks(c, json_object_get(j, "hooks"), m)) < 0 ||
 	    (err = mf_maps(c, json_object_get(j, "maps"), m)) < 0 ||
 	    (err = mf_rules(c, json_object_get(j, "rules"), m)) < 0 ||
-	    (err = mf_landlock(c, json_object_get(j, "landlock"), m)) < 0)
+	    (err = mf_landlock(c, json_object_get(j, "landlock"), m)) < 0 ||
+	    (err = mf_syscalls(c, json_object_get(j, "syscalls"), m)) < 0)
 		return err;
 	m->net_prov = json_object_get(j, "net_provenance");
 	if (!json_is_array(m->net_prov))

@@ -586,6 +586,37 @@ static void test_codegen_examples(void **state)
 	}
 }
 
+/* BEE_SYSCALLS_ALLOWED: the bits of the groups [syscalls] allow names. */
+static void test_codegen_syscalls(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *allow;
+		const char *want;
+	} rows[] = {
+		{ "[]", "#define BEE_SYSCALLS_ALLOWED 0x0u /* none */\n" },
+		{ "[\"bpf\"]", "#define BEE_SYSCALLS_ALLOWED 0x1u /* bpf */\n" },
+		{ "[\"io_uring\", \"perf_event_open\"]",
+		  "#define BEE_SYSCALLS_ALLOWED 0x202u /* perf_event_open io_uring */\n" },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char text[256];
+		snprintf(text, sizeof(text), "version = 1\nname = \"s\"\n[syscalls]\nallow = %s\n", rows[i].allow);
+		struct policy pol;
+		struct diag_ctx dc;
+		char *src;
+		size_t len;
+		policy_load_text(&pol, text);
+		diag_init(&dc);
+		assert_int_equal(codegen_source(pol.p.lw, NULL, &dc, &src, &len), 0);
+		if (!strstr(src, rows[i].want))
+			fail_msg("allow = %s: no '%s' in\n%s", rows[i].allow, rows[i].want, src);
+		free(src);
+		diag_fini(&dc);
+		policy_free(&pol);
+	}
+}
+
 /* Sizes follow the policy: pins, net entries, audit mode, ring buffer. */
 static void test_codegen_params(void **state)
 {
@@ -608,6 +639,7 @@ static void test_codegen_params(void **state)
 	assert_non_null(strstr(src, "#define BEE_HOOK_BPRM_CHECK 1\n"));
 	assert_non_null(strstr(src, "#define BEE_RINGBUF_SIZE 65536\n"));
 	assert_non_null(strstr(src, "#define BEE_TEST_PROGRAMS 0\n"));
+	assert_non_null(strstr(src, "#define BEE_SYSCALLS_ALLOWED 0x0u /* none */\n"));
 	assert_non_null(strstr(src, "#include \"bee_hooks.bpf.h\"\n"));
 	char want[64];
 	snprintf(want, sizeof(want), "#define BEE_NET4_ENTRIES %zu\n", pol.p.lw->net->n4);
@@ -801,6 +833,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_codegen_names),
 		cmocka_unit_test(test_codegen_params),
+		cmocka_unit_test(test_codegen_syscalls),
 		cmocka_unit_test(test_codegen_clang_failures),
 		cmocka_unit_test(test_codegen_examples),
 	};

@@ -215,6 +215,55 @@ static void test_dfa_semantics(void **state)
 	dfa_free(d);
 }
 
+/* Hidden means hidden: a deny with cover_dir (an [fs] deny) of "X/" "**"
+ * takes X itself too, per brace alternative, and nothing beside X; the
+ * same globs without cover_dir leave X alone (the control). */
+static void test_dfa_cover_dir(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *deny, *s;
+		uint32_t with, without;    /* perms of s: deny with cover_dir, without */
+	} rows[] = {
+		{ "/h/.ssh/**", "/h/.ssh", 0, 3 },
+		{ "/h/.ssh/**", "/h/.ssh/id", 0, 0 },
+		{ "/h/.ssh/**", "/h/.sshx", 3, 3 },
+		{ "/h/.ssh/**", "/h", 3, 3 },
+		{ "**/secret/**", "/h/a/secret", 0, 3 },
+		{ "**/secret/**", "/h/a/secrets", 3, 3 },
+		{ "/h/{a,b/c}/**", "/h/b/c", 0, 3 },
+		{ "/h/{a,b/c}/**", "/h/b", 3, 3 },
+		{ "/h/{a/**,b}", "/h/a", 0, 3 },
+		{ "/h/*.d/**", "/h/x.d", 0, 3 },
+		{ "/h/x/*", "/h/x", 3, 3 },           /* no trailing '**': nothing more */
+		{ "/h/x*", "/h/x", 0, 0 },
+		{ "/**", "/", 0, 0 },                 /* "/dir/" "**" matches "/dir/" already */
+		{ "/**", "/h", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		for (int cover = 0; cover < 2; cover++) {
+			struct dfa_rule r[] = {
+				{ .glob = "**", .grant = 3, .rule = 0 },
+				{ .glob = rows[i].deny, .deny = 3, .rule = 1, .cover_dir = cover },
+			};
+			struct dfa *d = build(r, 2);
+			uint32_t p;
+			struct dfa_rules got;
+			dfa_match(d, rows[i].s, strlen(rows[i].s), &p, &got);
+			uint32_t want = cover ? rows[i].with : rows[i].without;
+			if (p != want)
+				fail_msg("deny '%s'%s: '%s' has perms %u, want %u", rows[i].deny,
+					 cover ? " (cover_dir)" : "", rows[i].s, p, want);
+			/* the exact rules of one input agree with the table */
+			unsigned *ids;
+			size_t n = dfa_string_rules(d, rows[i].s, strlen(rows[i].s), &ids);
+			assert_int_equal(n, want == 3 ? 1 : 2);
+			free(ids);
+			dfa_free(d);
+		}
+	}
+}
+
 /* Entries may share a rule id (one policy rule lowered twice): the id is
  * named once. */
 static void test_dfa_shared_rule_id(void **state)
@@ -652,6 +701,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dfa_small),
+		cmocka_unit_test(test_dfa_cover_dir),
 		cmocka_unit_test(test_dfa_no_rules),
 		cmocka_unit_test(test_dfa_nul),
 		cmocka_unit_test(test_dfa_semantics),

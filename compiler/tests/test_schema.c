@@ -73,7 +73,11 @@ static const struct diag *first(const struct diag_ctx *dc, enum diag_severity se
 static const struct {
 	const char *toml, *want;   /* want: a part of the IR dump */
 } good_rows[] = {
-	{ HEAD, "version 1\nname t\nparent none\naudit deny\nrules 0\n" },
+	{ HEAD, "version 1\nname t\nparent none\naudit deny\nsyscalls none\nrules 0\n" },
+	/* syscalls: table order whatever the policy's, ${NAME} expanded */
+	{ HEAD "[syscalls]\nallow = [\"io_uring\", \"bpf\"]", "syscalls bpf io_uring\nrules 0\n" },
+	{ HEAD "[syscalls]\nallow = []", "syscalls none\n" },
+	{ HEAD "syscalls.allow = [\"keyring\", \"mount\", \"handles\"]", "syscalls keyring mount handles\n" },
 	{ HEAD "parent = \"up/parent.toml\"", "parent \"up/parent.toml\"" },
 	{ HEAD "[audit]\ndecisions = \"all\"", "audit all" },
 	{ HEAD "[audit]\ndecisions = \"none\"", "audit none" },
@@ -169,6 +173,12 @@ static const struct {
 	{ HEAD "[fs.extra]", "unknown table [fs.extra]", 3, 5, 5 },
 	{ HEAD "[files]", "unknown table [files]", 3, 2, 5 },
 	{ HEAD "[audit]\nlevel = 1", "unknown key 'level' in [audit]", 4, 1, 5 },
+	{ HEAD "[syscalls]\ndeny = []", "unknown key 'deny' in [syscalls]", 4, 1, 4 },
+	{ HEAD "[syscalls]\nallow = [\"bpf\", \"ptrace\"]", "unknown system call group 'ptrace'", 4, 18, 6 },
+	{ HEAD "[syscalls]\nallow = [\"BPF\"]", "unknown system call group 'BPF'", 4, 11, 3 },
+	{ HEAD "[syscalls]\nallow = \"bpf\"", "'syscalls.allow' must be an array of strings, found string", 4, 9, 5 },
+	{ HEAD "[syscalls]\nallow = [true]", "entries of 'syscalls.allow' must be strings, found bool", 4, 10, 4 },
+	{ HEAD "syscalls = 1", "'syscalls' must be a table, found integer", 3, 12, 1 },
 	{ HEAD "fs = 1", "'fs' must be a table, found integer", 3, 6, 1 },
 	{ HEAD "[[net]]", "'net' must be a table, found array of tables", 3, 1, 7 },
 	{ HEAD "[fs]\nread = \"/a\"", "'fs.read' must be an array of strings, found string", 4, 8, 4 },
@@ -411,6 +421,7 @@ static void test_dump(void **state)
 		"name d\n"
 		"parent \"p q.toml\"\n"
 		"audit all\n"
+		"syscalls none\n"
 		"rules 5\n"
 		"  0  fs.read      /usr/**                    @ 7:9\n"
 		"  1  fs.read      \"/a\\tb\"                    @ 7:20\n"

@@ -30,6 +30,7 @@
 #include "libbeec.h"
 #include "lower.h"
 #include "netset.h"
+#include "pack_write.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -627,6 +628,109 @@ static void test_env(void **state)
 }
 
 
+/* ---- [syscalls] in the manifest ---------------------------------------------------------- */
+
+/* The pack at path again, as out, with its manifest's "syscalls" set to v
+ * (NULL: removed); every other section as it was. */
+static void repack_syscalls(const char *path, const char *out, json_t *v)
+{
+	struct bee_pack *p;
+	char err[256];
+	assert_int_equal(bee_pack__open_file(path, &p, err, sizeof(err)), 0);
+	json_t *m = json_deep_copy(bee_pack__manifest(p));
+	if (v)
+		json_object_set_new(m, "syscalls", v);
+	else
+		json_object_del(m, "syscalls");
+	char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	struct pack_writer w;
+	pack_writer_init(&w);
+	for (uint32_t i = 0; i < bee_pack__section_count(p); i++) {
+		const struct bee_pack_section_info *s = bee_pack__section(p, i);
+		if (s->kind == BEE_PACK_MANIFEST)
+			assert_int_equal(pack_writer_add(&w, s->kind, s->name, 1, strlen(text), text, strlen(text)), 0);
+		else
+			assert_int_equal(pack_writer_add(&w, s->kind, s->name, s->elem_width, s->elem_count, s->data,
+							 s->size), 0);
+	}
+	uint8_t *buf;
+	size_t len;
+	assert_int_equal(pack_writer_finish(&w, &buf, &len), 0);
+	FILE *f = fopen(out, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(buf, 1, len, f), len);
+	fclose(f);
+	free(buf);
+	free(text);
+	json_decref(m);
+	pack_writer_release(&w);
+	bee_pack__close(p);
+}
+
+/* The policy's [syscalls] allow reaches bee_manifest.syscalls_allowed as
+ * bits of bee_syscalls.h; a manifest naming a group this loader does not
+ * know (or one twice, or not as an array) is refused at stage pack. */
+static void test_syscalls_manifest(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *allow;     /* NULL: no [syscalls] table */
+		uint32_t bits;
+	} rows[] = {
+		{ NULL, 0 },
+		{ "[]", 0 },
+		{ "[\"bpf\"]", 1u << BEE_SYSCALLS_BPF },
+		{ "[\"io_uring\", \"bpf\", \"namespaces\"]",
+		  1u << BEE_SYSCALLS_BPF | 1u << BEE_SYSCALLS_NAMESPACES | 1u << BEE_SYSCALLS_IO_URING },
+	};
+	char path[256], bad[300], text[256];
+	struct bee_pack *p;
+	struct bee_manifest m;
+	struct bee_error e;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(text, sizeof(text), "version = 1\nname = \"sys\"\n%s%s\n",
+			 rows[i].allow ? "[syscalls]\nallow = " : "", rows[i].allow ? rows[i].allow : "");
+		pack_write(text, "sys.bpfpack", path, sizeof(path));
+		assert_int_equal(bee_pack_load(path, &p, &m, &e), 0);
+		if (m.syscalls_allowed != rows[i].bits)
+			fail_msg("allow = %s: bits 0x%x, want 0x%x", rows[i].allow ? rows[i].allow : "(none)",
+				 m.syscalls_allowed, rows[i].bits);
+		/* none allowed: no key at all, so such packs keep their bytes */
+		assert_int_equal(json_object_get(bee_pack__manifest(p), "syscalls") != NULL, rows[i].bits != 0);
+		bee_manifest_fini(&m);
+		bee_pack__close(p);
+	}
+
+	static const struct {
+		const char *json;      /* the manifest's "syscalls" */
+		const char *msg;       /* in the error; NULL: loads */
+	} tampered[] = {
+		{ "[\"bpf\"]", NULL },                                  /* the control */
+		{ "[\"chmod\"]", "'chmod' is not a system call group this loader knows" },
+		{ "[\"bpf\", \"bpf\"]", "'bpf' is listed twice" },
+		{ "[3]", "'(not a string)' is not a system call group" },
+		{ "\"bpf\"", "'syscalls' is not an array" },
+	};
+	snprintf(bad, sizeof(bad), "%s/sys-bad.bpfpack", tmpdir);
+	for (size_t i = 0; i < sizeof(tampered) / sizeof(tampered[0]); i++) {
+		repack_syscalls(path, bad, json_loads(tampered[i].json, JSON_DECODE_ANY, NULL));
+		int rc = bee_pack_load(bad, &p, &m, &e);
+		if (!tampered[i].msg) {
+			assert_int_equal(rc, 0);
+			assert_int_equal(m.syscalls_allowed, 1u << BEE_SYSCALLS_BPF);
+			bee_manifest_fini(&m);
+			bee_pack__close(p);
+			continue;
+		}
+		assert_int_equal(rc, -EINVAL);
+		assert_int_equal(e.stage, BEE_STAGE_PACK);
+		if (!strstr(e.msg, tampered[i].msg))
+			fail_msg("syscalls %s: '%s' does not say '%s'", tampered[i].json, e.msg, tampered[i].msg);
+	}
+	unlink(bad);
+	unlink(path);
+}
+
 /* ---- bpf-lsm's Landlock hardening ------------------------------------------------ */
 
 static void test_ll_prefixes(void **state)
@@ -938,6 +1042,7 @@ int main(void)
 		cmocka_unit_test(test_narrow_refuses_widening),
 		cmocka_unit_test(test_narrow_net),
 		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_syscalls_manifest),
 		cmocka_unit_test(test_pack_and_query),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_ll_prefixes),
