@@ -47,6 +47,9 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 done
 listen_start 127.0.0.1:47200 127.0.0.1:47201 127.0.0.2:47200 unix:/esc/allowed/outside.sock ||
 	fail "no listeners"
+# writable by all, so that the file mode never is what refuses the tool's
+# connect (it runs as uid 65534): the session must
+chmod 666 /esc/allowed/outside.sock
 cleanup() {
 	listen_stop
 	kill "$priv_pid" "$nocap_pid" 2>/dev/null
@@ -180,8 +183,11 @@ attempt create-denied-no-trace "$b" "open(O_CREAT) /esc/ro/created: '$w' (want E
 # unprivileged_bpf_disabled stops only BPF_MAP_CREATE and BPF_PROG_LOAD
 # on 6.1; pinned objects are reached by path, under DAC.
 ubd=$(cat /proc/sys/kernel/unprivileged_bpf_disabled 2>/dev/null)
-w=$(ask bpf-prog-detach "$cg")
-attempt bpf-prog-detach "$(is "$w" EPERM EACCES EINVAL ENOENT)" "BPF_PROG_DETACH of the session cgroup's connect4 programs: '$w' (want a refusal: EPERM, or EINVAL/ENOENT as programs attached by links cannot be detached that way)"
+# the session's cgroup as the tool names it (its cgroup namespace's root)
+cgname=$cg
+[ "$(readlink "/proc/$hpid/ns/cgroup")" != "$(readlink /proc/self/ns/cgroup)" ] && cgname=/sys/fs/cgroup
+w=$(ask bpf-prog-detach "$cgname")
+attempt bpf-prog-detach "$(is "$w" EPERM EACCES EINVAL ENOENT)" "BPF_PROG_DETACH of the session cgroup's ($cgname) connect4 programs: '$w' (want a refusal: EPERM, or EINVAL/ENOENT as programs attached by links cannot be detached that way)"
 w=$(ask bpf-link-ids)
 attempt bpf-link-ids "$(is "$w" EPERM EACCES)" "BPF_LINK_GET_NEXT_ID, GET_FD_BY_ID, LINK_DETACH of every link: '$w' (want EPERM: no CAP_SYS_ADMIN)"
 w=$(ask bpf-net-grant "/sys/fs/bpf/bee/$sid/maps/bee_net4" 127.0.0.1)

@@ -12,7 +12,8 @@ trap '' PIPE
 escape_tree || fail "cannot lay out /esc"
 other=/sys/fs/cgroup/esc-root-other-$$
 mkdir -p "$other"
-trap 'rmdir "$other" 2>/dev/null' EXIT
+listen_start 127.0.0.1:47200 || fail "no listener on 127.0.0.1:47200"
+trap 'listen_stop; rmdir "$other" 2>/dev/null' EXIT
 SESSION_OPTS="--user root"
 session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
 tpid=$(ask pid)
