@@ -436,7 +436,7 @@ escape_tree() {
 	echo plain >/esc/allowed/plain
 	echo own >/esc/allowed/own
 	echo ownacl >/esc/allowed/ownacl
-	for f in file victim acl; do echo "keep-$f" >"/esc/ro/$f"; done
+	for f in file victim acl dir/inner; do echo "keep-$f" >"/esc/ro/$f"; done
 	echo "secret-key" >/esc/secret/key
 	echo "secret-inner" >/esc/secret/dir/inner
 	chmod 0700 /esc/secret /esc/secret/dir

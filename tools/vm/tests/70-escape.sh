@@ -187,7 +187,7 @@ ubd=$(cat /proc/sys/kernel/unprivileged_bpf_disabled 2>/dev/null)
 cgname=$cg
 [ "$(readlink "/proc/$hpid/ns/cgroup")" != "$(readlink /proc/self/ns/cgroup)" ] && cgname=/sys/fs/cgroup
 w=$(ask bpf-prog-detach "$cgname")
-attempt bpf-prog-detach "$(is "$w" EPERM EACCES EINVAL ENOENT)" "BPF_PROG_DETACH of the session cgroup's ($cgname) connect4 programs: '$w' (want a refusal: EPERM, or EINVAL/ENOENT as programs attached by links cannot be detached that way)"
+attempt bpf-prog-detach "$(is "$w" EPERM EACCES EINVAL ENOENT SETUP:EACCES SETUP:ENOENT)" "BPF_PROG_DETACH of the session cgroup's ($cgname) connect4 programs: '$w' (want a refusal: EPERM, no bpf(); SETUP:EACCES or SETUP:ENOENT, the cgroup cannot even be opened; or EINVAL/ENOENT as programs attached by links cannot be detached that way)"
 w=$(ask bpf-link-ids)
 attempt bpf-link-ids "$(is "$w" EPERM EACCES)" "BPF_LINK_GET_NEXT_ID, GET_FD_BY_ID, LINK_DETACH of every link: '$w' (want EPERM: no CAP_SYS_ADMIN)"
 w=$(ask bpf-net-grant "/sys/fs/bpf/bee/$sid/maps/bee_net4" 127.0.0.1)
