@@ -1,17 +1,21 @@
 # The escape suite: ways around a session's policy
 # (tools/vm/policies/escape.toml), each attempt a case that passes only
-# when the kernel blocked it with the documented errno (EACCES for files,
-# exec and mappings, EPERM for sockets and namespaces; bpf(), ptrace and
-# cgroup moves need no bee hook when the tool's lack of capabilities
-# already stops them, and the case says which stopped it). Controls
-# (control-*) are the allowed counterparts on the same files, programs and
-# endpoints, so that a session that denies everything fails too.
+# when it was refused with one of the answers it names: EACCES for files,
+# exec and mappings, EPERM for sockets, namespaces and bpf(); EROFS where
+# the session's read-only tree or cgroupfs answers first, EXDEV for a
+# rename across the write grant's own mount, ESRCH and ENOENT where an
+# outside process or cgroup is not in the session's namespaces (the case
+# says which). The tool runs as uid 65534 (bee-load's default as root).
+# Controls (control-*) are the allowed counterparts on the same files,
+# programs and endpoints, so that a session that denies everything fails
+# too. The helpers the escape suites share (attempt, simple, control,
+# escape_tally) are lib.sh's.
 #
-# Attempts at the known gaps of docs/decisions.md ("Known gaps (not
-# enforced yet)", today truncate(2) on kernels before Landlock ABI 3) are
-# not deliberate, so they are cases that fail while the gap stays open;
-# tools/vm/known-gaps counts them apart. At the end: BEE-ESCAPES attempts=N blocked=M, and the
-# case tally, which passes once every attempt ran.
+# Attempts at a known gap (docs/decisions.md, "Known gaps") are cases that
+# fail while the gap stays open; tools/vm/known-gaps (bpf-lsm) and
+# tools/vm/known-gaps-landlock (tools/escape-host) count them apart. At
+# the end: BEE-ESCAPES attempts=N blocked=M, and the case tally, which
+# passes once every attempt ran.
 # bee-timeout: 120
 . /bee/lib.sh
 trap '' PIPE
