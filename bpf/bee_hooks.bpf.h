@@ -18,6 +18,8 @@
  *   BEE_RINGBUF_SIZE     bytes of bee_audit (a power of two, page multiple)
  *   BEE_HOOK_BPRM_CHECK  1 when the policy pins an exec rule: attach
  *                        bprm_check_security (and its task storage)
+ *   BEE_SYSCALLS_ALLOWED optional: bits of runtime/bee_syscalls.h's groups the
+ *                        policy allows (only "bpf" matters here); 0 when absent
  *   BEE_TEST_PROGRAMS    optional, 1 in tests only: add bee_test_walk
  *
  * Programs (the loader attaches every one it finds in the ELF):
@@ -37,6 +39,10 @@
  *   bee_userns        lsm_cgroup/userns_create        no new user namespace
  *   bee_ptrace        lsm_cgroup/ptrace_access_check  ptrace and /proc/PID of the
  *                                                     session's own cgroup only
+ *
+ *   BPF LSM, attached globally (BPF_LSM_MAC), acting only for the
+ *   session's tasks: the metadata, descriptor, signal and bpf(2) hooks of
+ *   bee_guard.bpf.h, which describes them.
  *
  *   cgroup programs, on any cgroup v2 kernel:
  *   bee_connect4/6    cgroup/connect4|6               [net] connect
@@ -1090,6 +1096,10 @@ int bee_bind6(struct bpf_sock_addr *ctx)
 {
 	return bee_net_hook(ctx, BEE_NET_BIND, 6, BEE_AUDIT_HOOK_BIND6);
 }
+
+/* ---- global programs: the session's tasks only (bee_guard.bpf.h) ----------- */
+
+#include "bee_guard.bpf.h"
 
 /* ---- tests only ------------------------------------------------------------ */
 

@@ -116,8 +116,17 @@ struct kernfs_node {
 	__u64 id;
 };
 
+/* A cgroup's own css links it to its parent cgroup's (css.parent is the
+ * parent's self): the same on 6.1 and later, unlike the ancestor arrays
+ * (6.1 ancestor_ids[], 6.2+ ancestors[]). */
+struct cgroup_subsys_state {
+	struct cgroup_subsys_state *parent;
+};
+
 struct cgroup {
+	struct cgroup_subsys_state self;
 	struct kernfs_node *kn;
+	int level;                 /* depth below the root, which is 0 */
 };
 
 struct css_set {
@@ -129,9 +138,53 @@ struct task_struct {
 	struct css_set *cgroups;   /* __rcu */
 };
 
+/* ---- the path walk of the global programs (bee_guard.bpf.h) ---------- */
+
+struct qstr {
+	__u32 len;                 /* in the kernel's union with hash */
+	const unsigned char *name;
+};
+
+struct dentry {
+	struct dentry *d_parent;
+	struct qstr d_name;
+	struct inode *d_inode;
+	struct super_block *d_sb;
+};
+
+struct vfsmount {
+	struct dentry *mnt_root;
+	struct super_block *mnt_sb;
+};
+
+/* fs/mount.h: a vfsmount lives inside its struct mount */
+struct mount {
+	struct mount *mnt_parent;
+	struct dentry *mnt_mountpoint;
+	struct vfsmount mnt;
+};
+
+/* what notify_change is asked to change (include/linux/fs.h) */
+struct iattr {
+	unsigned int ia_valid;
+};
+
 #pragma clang attribute pop
 
 struct cred;
+struct kernel_siginfo;
+
+/* iattr.ia_valid bits */
+#define BEE_ATTR_MODE 0x1u
+#define BEE_ATTR_UID 0x2u
+#define BEE_ATTR_GID 0x4u
+#define BEE_ATTR_SIZE 0x8u
+#define BEE_ATTR_ATIME 0x10u
+#define BEE_ATTR_MTIME 0x20u
+
+/* super_block.s_flags: mounted by the kernel for itself (pipes, sockets,
+ * anonymous inodes, memfd's shmem): no path a policy could name */
+#define BEE_SB_KERNMOUNT (1u << 22)
 
 /* ---- constants (include/linux/socket.h, net.h, mman.h, fcntl.h, errno) --- */
 

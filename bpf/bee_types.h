@@ -116,6 +116,7 @@ enum xdp_action {
 
 struct super_block {
 	__u32 s_dev;               /* dev_t */
+	unsigned long s_flags;     /* SB_* */
 };
 
 struct inode {

@@ -290,6 +290,16 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 	prog_add(r, &pcap, "bee_sendmsg6", "cgroup/sendmsg6", false);
 	prog_add(r, &pcap, "bee_bind4", "cgroup/bind4", false);
 	prog_add(r, &pcap, "bee_bind6", "cgroup/bind6", false);
+	/* global BPF LSM programs (bee_guard.bpf.h): no lsm_cgroup slot */
+	prog_add(r, &pcap, "bee_path_chmod", "lsm/path_chmod", true);
+	prog_add(r, &pcap, "bee_path_chown", "lsm/path_chown", true);
+	prog_add(r, &pcap, "bee_path_truncate", "lsm/path_truncate", true);
+	prog_add(r, &pcap, "bee_inode_setattr", "lsm/inode_setattr", true);
+	prog_add(r, &pcap, "bee_inode_setxattr", "lsm/inode_setxattr", true);
+	prog_add(r, &pcap, "bee_inode_removexattr", "lsm/inode_removexattr", true);
+	prog_add(r, &pcap, "bee_file_receive", "lsm/file_receive", true);
+	prog_add(r, &pcap, "bee_task_kill", "lsm/task_kill", true);
+	prog_add(r, &pcap, "bee_bpf", "lsm/bpf", true);
 	if (p->test_programs)
 		prog_add(r, &pcap, "bee_test_walk", "syscall", false);
 
@@ -314,6 +324,13 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 		CODEGEN_FILL_PROGRAM);
 	map_add(r, &mcap, "bee_audit", CODEGEN_MAP_RINGBUF, 0, 0, p->ringbuf, 0, CODEGEN_FILL_AUDIT);
 	map_add(r, &mcap, "bee_lost", CODEGEN_MAP_PERCPU_ARRAY, 4, 8, 1, 0, CODEGEN_FILL_AUDIT);
+	map_add(r, &mcap, "bee_self_cg", CODEGEN_MAP_CGROUP_ARRAY, 4, 4, 1, 0, CODEGEN_FILL_LOADER);
+	map_add(r, &mcap, "bee_guard", CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_guard), 1,
+		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
+	map_add(r, &mcap, "bee_sb", CODEGEN_MAP_HASH, 4, sizeof(struct bee_sb_mount), BEE_SB_MAX,
+		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
+	map_add(r, &mcap, "bee_walk", CODEGEN_MAP_PERCPU_ARRAY, 4, 2 * BEE_PATH_MAX, 1, 0,
+		CODEGEN_FILL_PROGRAM);
 }
 
 /* ---- the temporary directory ---------------------------------------------------- */

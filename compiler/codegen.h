@@ -48,6 +48,7 @@
 #define CODEGEN_MAP_TYPES(X)                                  \
 	X(HASH, 1, "hash")                                    \
 	X(ARRAY, 2, "array")                                  \
+	X(CGROUP_ARRAY, 8, "cgroup_array")                    \
 	X(PERCPU_ARRAY, 6, "percpu_array")                    \
 	X(LPM_TRIE, 11, "lpm_trie")                           \
 	X(SK_STORAGE, 24, "sk_storage")                       \

@@ -411,7 +411,10 @@ int bee_audit_event_line(const void *data, size_t size, int64_t boot_to_real, st
 		break;
 	}
 	case BEE_AUDIT_RES_NONE:
-		snprintf(res, ressize, "%s", ev->hook == BEE_AUDIT_HOOK_USERNS_CREATE ? "userns" : "none");
+		snprintf(res, ressize, "%s",
+			 ev->hook == BEE_AUDIT_HOOK_USERNS_CREATE ? "userns"
+			 : ev->hook == BEE_AUDIT_HOOK_BPF         ? "bpf"
+								  : "none");
 		break;
 	default:
 		return -EINVAL;

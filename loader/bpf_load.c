@@ -11,12 +11,19 @@
  *           (dev, ino) of each pinned exec rule's file, stat'ed now;
  *           bee_state: generation 1
  *   pin     every map under PIN_DIR/maps/NAME
- *   attach  every loaded program to the session cgroup (BPF links, which
- *           the kernel detaches when the last reference goes), each link
- *           pinned under PIN_DIR/links/PROG so that revoke and gc can find
- *           the session from another process
+ *   attach  every loaded program but the global ones to the session cgroup
+ *           (BPF links, which the kernel detaches when the last reference
+ *           goes), each link pinned under PIN_DIR/links/PROG so that revoke
+ *           and gc can find the session from another process
+ *   guard   bpf-lsm only (stage GUARD): bee_self_cg = the session cgroup,
+ *           bee_guard = its id and depth, bee_sb = the mount point of each
+ *           superblock mounted once with its root (/proc/self/mountinfo);
+ *           then the lsm/ programs (BPF_LSM_MAC) attached globally, their
+ *           links pinned beside the others. They act only for tasks in the
+ *           session cgroup (bpf/bee_guard.bpf.h).
  *
- * Nothing is ever attached anywhere but the session's own cgroup.
+ * Nothing is attached anywhere but the session's own cgroup, except the
+ * global LSM programs, which decide nothing outside it.
  */
 #include "internal.h"
 
@@ -27,6 +34,7 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +80,7 @@ static const char *map_type_name(enum bpf_map_type t)
 	switch (t) {
 	case BPF_MAP_TYPE_HASH: return "hash";
 	case BPF_MAP_TYPE_ARRAY: return "array";
+	case BPF_MAP_TYPE_CGROUP_ARRAY: return "cgroup_array";
 	case BPF_MAP_TYPE_PERCPU_ARRAY: return "percpu_array";
 	case BPF_MAP_TYPE_LPM_TRIE: return "lpm_trie";
 	case BPF_MAP_TYPE_SK_STORAGE: return "sk_storage";
@@ -241,9 +250,25 @@ static int pin_maps(struct bee_bpf *b, struct bee_error *e)
 	return 0;
 }
 
-static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, struct bee_error *e)
+/* A global LSM program (SEC "lsm/"), attached by attach_guard. */
+static bool prog_global(const struct bpf_program *prog)
+{
+	return bpf_program__expected_attach_type(prog) == BPF_LSM_MAC;
+}
+
+static int link_pin(struct bee_bpf *b, struct bpf_link *l, const char *name, struct bee_error *e)
 {
 	char path[PATH_MAX];
+	int err;
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_LINKS "/%s", b->pin_dir, name);
+	if ((err = bpf_link__pin(l, path)) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, err, "link of prog '%s': cannot pin at '%s': %s", name, path,
+				strerror(-err));
+	return 0;
+}
+
+static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, struct bee_error *e)
+{
 	int err = bee_fault(BEE_STAGE_ATTACH);
 	if (err)
 		return bee_fail(e, BEE_STAGE_ATTACH, err, "'%s': injected fault", cgroup);
@@ -255,7 +280,7 @@ static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, stru
 	if (!b->links)
 		return bee_fail(e, BEE_STAGE_ATTACH, -ENOMEM, "out of memory");
 	bpf_object__for_each_program(prog, b->obj) {
-		if (!bpf_program__autoload(prog))
+		if (!bpf_program__autoload(prog) || prog_global(prog))
 			continue;
 		const char *name = bpf_program__name(prog);
 		/* libbpf 1.1 attaches BPF_LSM_CGROUP through the same link_create */
@@ -265,17 +290,172 @@ static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, stru
 			return bee_fail(e, BEE_STAGE_ATTACH, err, "prog '%s': failed to attach to cgroup '%s': %s",
 					name, cgroup, strerror(-err));
 		b->links[b->nlinks++] = l;
-		snprintf(path, sizeof(path), "%s/" BEE_PIN_LINKS "/%s", b->pin_dir, name);
-		if ((err = bpf_link__pin(l, path)) < 0)
-			return bee_fail(e, BEE_STAGE_PIN, err, "link of prog '%s': cannot pin at '%s': %s", name, path,
-					strerror(-err));
+		if ((err = link_pin(b, l, name, e)) < 0)
+			return err;
 	}
-	/* The tool keeps our uid without capabilities: a folder no mode bit
-	 * opens keeps it from BPF_OBJ_GET of its own links (to detach them) and
-	 * maps (to widen them); bee-load, revoke and gc pass with
-	 * CAP_DAC_OVERRIDE. */
+	return 0;
+}
+
+/* The tool may run as uid 0 without capabilities: a folder no mode bit
+ * opens keeps it from BPF_OBJ_GET of the session's links (to detach them)
+ * and maps (to widen them), and bpf(2) is refused in the session anyway
+ * (bee_bpf); bee-load, revoke and gc pass with CAP_DAC_OVERRIDE. */
+static int pin_dir_close(struct bee_bpf *b, struct bee_error *e)
+{
 	if (chmod(b->pin_dir, 0) < 0)
 		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot close '%s': %s", b->pin_dir, strerror(errno));
+	return 0;
+}
+
+/* The session cgroup's depth below the cgroup2 root: ".." until it leaves
+ * the file system (or stays put, at a root of its own). */
+static int cgroup_level(int cgroup_fd, uint32_t *level)
+{
+	struct stat st, up;
+	int fd = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 0), err = 0;
+	*level = 0;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		int pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (pfd < 0) {
+			err = -errno;
+			break;
+		}
+		bool root = fstat(pfd, &up) < 0 || up.st_dev != st.st_dev || up.st_ino == st.st_ino;
+		close(fd);
+		fd = pfd;
+		if (root)
+			break;
+		st = up;
+		if (++*level > 4096) {
+			err = -ELOOP;
+			break;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* mountinfo's octal escapes (\040 for a space) undone in place. */
+static void mountinfo_unescape(char *s)
+{
+	char *o = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' && s[3] >= '0' &&
+		    s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* bee_sb: each superblock with exactly one mount of its root "/", keyed by
+ * the kernel's dev_t; the others (none, or more than one such mount) get no
+ * entry, so the inode hooks refuse their dentries (fail closed). */
+static int fill_sb(int fd, bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+	if (!f)
+		return bee_fail(e, BEE_STAGE_GUARD, -errno, "cannot read /proc/self/mountinfo: %s", strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		unsigned maj, min;
+		char root[PATH_MAX], at[PATH_MAX];
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, at) != 4 ||
+		    strcmp(root, "/") != 0)
+			continue;
+		mountinfo_unescape(at);
+		uint32_t dev = bee_pin_dev(maj, min);
+		struct bee_sb_mount v = { 0 };
+		if (bpf_map_lookup_elem(fd, &dev, &v) == 0) {
+			/* a second mount of the same root: ambiguous, no entry */
+			v.len = 0;
+			if (bpf_map_update_elem(fd, &dev, &v, BPF_EXIST) < 0) {
+				err = -errno;
+				break;
+			}
+			continue;
+		}
+		size_t n = strlen(at);
+		if (n == 0 || n >= BEE_SB_PATH_MAX) {
+			v.len = 0;   /* too long to prefix: kept, so that it stays ambiguous */
+		} else {
+			v.len = (uint32_t)n;
+			memcpy(v.path, at, n);
+		}
+		if (bpf_map_update_elem(fd, &dev, &v, BPF_NOEXIST) < 0) {
+			if (errno == E2BIG) {
+				bee_warnf(warn, warn_ctx, "guard: more than %u mounts: the rest have no path", BEE_SB_MAX);
+				break;
+			}
+			err = -errno;
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (err)
+		return bee_fail(e, BEE_STAGE_GUARD, err, "map 'bee_sb': %s", strerror(-err));
+	/* entries marked ambiguous or too long go */
+	uint32_t key, next, *prev = NULL;
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct bee_sb_mount v;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v) == 0 && v.len == 0 && bpf_map_delete_elem(fd, &key) == 0)
+			prev = NULL;   /* deleted: walk again from the start */
+	}
+	return 0;
+}
+
+/* Stage GUARD: the global programs' maps, then the programs. */
+static int attach_guard(struct bee_bpf *b, int cgroup_fd, const char *cgroup, struct bee_error *e)
+{
+	int err = bee_fault(BEE_STAGE_GUARD);
+	if (err)
+		return bee_fail(e, BEE_STAGE_GUARD, err, "'%s': injected fault", cgroup);
+	int self = map_fd(b->obj, "bee_self_cg", e), gfd = map_fd(b->obj, "bee_guard", e);
+	int sb = map_fd(b->obj, "bee_sb", e);
+	if (self < 0 || gfd < 0 || sb < 0)
+		return bee_fail(e, BEE_STAGE_GUARD, -ENOENT, "the BPF object lacks the guard's maps");
+	uint32_t zero = 0, cfd = (uint32_t)cgroup_fd;
+	struct stat st;
+	struct bee_guard g = { 0 };
+	if (fstat(cgroup_fd, &st) < 0 || (err = cgroup_level(cgroup_fd, &g.cg_level)) < 0)
+		return bee_fail(e, BEE_STAGE_GUARD, err ? err : -errno, "cgroup '%s': cannot find its depth: %s",
+				cgroup, strerror(err ? -err : errno));
+	g.cg_id = st.st_ino;   /* a cgroup's kernfs id is its inode number */
+	if (bpf_map_update_elem(gfd, &zero, &g, BPF_ANY) < 0)
+		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map 'bee_guard': %s", strerror(errno));
+	if ((err = fill_sb(sb, b->warn, b->warn_ctx, e)) < 0)
+		return err;
+	if (bpf_map_update_elem(self, &zero, &cfd, BPF_ANY) < 0)
+		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map 'bee_self_cg': cgroup '%s': %s", cgroup,
+				strerror(errno));
+	struct bpf_program *prog;
+	bpf_object__for_each_program(prog, b->obj) {
+		if (!bpf_program__autoload(prog) || !prog_global(prog))
+			continue;
+		const char *name = bpf_program__name(prog);
+		struct bpf_link *l = bpf_program__attach_lsm(prog);
+		err = libbpf_get_error(l);
+		if (err)
+			return bee_fail(e, BEE_STAGE_GUARD, err, "prog '%s': failed to attach: %s", name,
+					strerror(-err));
+		b->links[b->nlinks++] = l;
+		if ((err = link_pin(b, l, name, e)) < 0)
+			return err;
+	}
 	return 0;
 }
 
@@ -345,7 +525,9 @@ int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_
 		goto fail;
 	}
 	if ((err = fill_maps(b, o->pack, o->m, e)) < 0 || (err = pin_maps(b, e)) < 0 ||
-	    (err = attach_all(b, o->cgroup_fd, o->cgroup, e)) < 0)
+	    (err = attach_all(b, o->cgroup_fd, o->cgroup, e)) < 0 ||
+	    (o->lsm && (err = attach_guard(b, o->cgroup_fd, o->cgroup, e)) < 0) ||
+	    (err = pin_dir_close(b, e)) < 0)
 		goto fail;
 	libbpf_set_print(old);
 	print_to = NULL;

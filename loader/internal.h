@@ -499,7 +499,8 @@ struct bee_bpf_opts {
 	void *warn_ctx;
 };
 
-/* load, fill maps, pin, attach: stages LOAD, MAPS, PIN, ATTACH. */
+/* load, fill maps, pin, attach, and under bpf-lsm the global programs:
+ * stages LOAD, MAPS, PIN, ATTACH, GUARD. */
 int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_error *e);
 /* The audit ring buffer and lost counter. */
 int bee_bpf_audit_fds(const struct bee_bpf *b, int *ringbuf_fd, int *lost_fd);

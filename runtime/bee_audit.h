@@ -83,7 +83,9 @@
 	X(NAMESPACE, 8, "namespace refused")     /* a new user namespace */ \
 	X(INTERNAL, 9, "internal error")         /* a map missing or a buffer raced: fail closed */ \
 	X(OTHER_CGROUP, 10, "process outside the session's cgroup") /* ptrace, /proc/PID/mem */ \
-	X(NOT_BOUND, 11, "listen without bind")  /* listen(2) on a socket bind gave no port */
+	X(NOT_BOUND, 11, "listen without bind")  /* listen(2) on a socket bind gave no port */ \
+	X(SYSCALL, 12, "system call not allowed") /* bpf(2) without [syscalls] allow = ["bpf"] */ \
+	X(NO_MOUNT, 13, "mount point not known") /* a dentry whose superblock bee_sb lacks */
 
 /* The hook that decided; the loader may print it as a detail. */
 #define BEE_AUDIT_HOOKS(X)                          \
@@ -103,7 +105,16 @@
 	X(BIND6, 13, "bind6")                       \
 	X(SOCK_CREATE, 14, "sock_create")           \
 	X(PTRACE_ACCESS_CHECK, 15, "ptrace_access_check") \
-	X(SOCKET_LISTEN, 16, "socket_listen")
+	X(SOCKET_LISTEN, 16, "socket_listen")      \
+	X(PATH_CHMOD, 17, "path_chmod")            \
+	X(PATH_CHOWN, 18, "path_chown")            \
+	X(PATH_TRUNCATE, 19, "path_truncate")      \
+	X(INODE_SETATTR, 20, "inode_setattr")      \
+	X(INODE_SETXATTR, 21, "inode_setxattr")    \
+	X(INODE_REMOVEXATTR, 22, "inode_removexattr") \
+	X(FILE_RECEIVE, 23, "file_receive")        \
+	X(TASK_KILL, 24, "task_kill")              \
+	X(BPF, 25, "bpf")
 
 /* Which member of the resource union, and whether path bytes follow. */
 #define BEE_AUDIT_RESOURCES(X)                                         \
@@ -164,7 +175,8 @@ struct bee_audit_event {
 	__u32 want;              /* permission bits asked (ir.h IR_PERM_*), 0 for net */
 	__u32 have;              /* permission bits the policy gives that resource */
 	__u32 detail;            /* automaton state (fs, exec), LPM provenance record (net),
-	                          * the PTRACE_MODE_* bits (ptrace_access_check), or ~0 */
+	                          * the PTRACE_MODE_* bits (ptrace_access_check), the
+	                          * signal (task_kill), the command (bpf), or ~0 */
 	__u32 reserved;
 	union {
 		struct bee_audit_endpoint net;

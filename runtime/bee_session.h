@@ -16,6 +16,23 @@
  *              (a revoke): the programs cache "this inode may be mapped
  *              executable" per inode, tagged with gen, and ignore a cached
  *              answer of another generation.
+ *
+ * The global BPF LSM programs (bpf/bee_guard.bpf.h, bpf-lsm backend only):
+ *
+ *   bee_self_cg  BPF_MAP_TYPE_CGROUP_ARRAY of one entry: the session cgroup's
+ *              fd. A program acts only when bpf_current_task_under_cgroup
+ *              says current is in it (or below it); an empty entry acts for
+ *              nobody.
+ *   bee_guard  BPF_MAP_TYPE_ARRAY, one struct bee_guard: the session
+ *              cgroup's id and depth, which task_kill compares a target's
+ *              ancestry with.
+ *   bee_sb     BPF_MAP_TYPE_HASH, superblock dev_t -> struct bee_sb_mount:
+ *              where each file system is mounted, from bee-load's
+ *              /proc/self/mountinfo at session start, for the hooks that get
+ *              a dentry but no mount (inode_setattr, inode_setxattr,
+ *              inode_removexattr). Only a superblock with exactly one mount
+ *              of its root ("/") gets an entry; a dentry of another one has
+ *              no path and is refused (fail closed).
  */
 #ifndef BEE_SESSION_H
 #define BEE_SESSION_H
@@ -47,6 +64,24 @@ struct bee_state {
 	__u32 reserved;
 };
 
+struct bee_guard {
+	__u64 cg_id;             /* the session cgroup's id (its inode number) */
+	__u32 cg_level;          /* its depth below the cgroup2 root (which is 0) */
+	__u32 reserved;
+};
+
+/* The mount point of a superblock's root; a path's first bytes. */
+#define BEE_SB_PATH_MAX 256
+#define BEE_SB_MAX 256           /* entries of bee_sb; more mounts are left out */
+
+struct bee_sb_mount {
+	__u32 len;               /* bytes of path, no NUL; 1 for "/" */
+	__u32 reserved;
+	__u8 path[BEE_SB_PATH_MAX];
+};
+
+_Static_assert(sizeof(struct bee_guard) == 16, "bee_guard size");
+_Static_assert(sizeof(struct bee_sb_mount) == 8 + BEE_SB_PATH_MAX, "bee_sb_mount size");
 _Static_assert(sizeof(struct bee_pin_key) == 16, "bee_pin_key size");
 _Static_assert(__builtin_offsetof(struct bee_pin_key, dev) == 8, "bee_pin_key.dev");
 _Static_assert(sizeof(struct bee_pin_value) == 8, "bee_pin_value size");

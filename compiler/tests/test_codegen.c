@@ -141,7 +141,14 @@ static const struct codegen_prog *find_prog(const struct codegen_result *r, cons
 	return NULL;
 }
 
+/* A program that needs the BPF LSM: per cgroup (lsm_cgroup/, a slot) or
+ * global (lsm/, bee_guard.bpf.h, no slot). */
 static bool is_lsm_section(const char *sec)
+{
+	return strncmp(sec, "lsm_cgroup/", 11) == 0 || strncmp(sec, "lsm/", 4) == 0;
+}
+
+static bool is_slot_section(const char *sec)
 {
 	return strncmp(sec, "lsm_cgroup/", 11) == 0;
 }
@@ -194,6 +201,12 @@ static const char *const lsm_required[] = {
 	"bee_listen", "bee_unix_connect", "bee_unix_send", "bee_userns",
 	"bee_ptrace",
 };
+/* The global ones (bee_guard.bpf.h), in every pack too. */
+static const char *const global_required[] = {
+	"bee_path_chmod", "bee_path_chown", "bee_path_truncate", "bee_inode_setattr",
+	"bee_inode_setxattr", "bee_inode_removexattr", "bee_file_receive", "bee_task_kill",
+	"bee_bpf",
+};
 static const char *const cgroup_required[] = {
 	"bee_connect4", "bee_connect6", "bee_sendmsg4", "bee_sendmsg6",
 	"bee_bind4",    "bee_bind6",    "bee_sock_create",
@@ -201,21 +214,28 @@ static const char *const cgroup_required[] = {
 
 /* The kernel attaches lsm_cgroup programs to at most CGROUP_LSM_NUM distinct
  * hooks, system-wide: the budget is the distinct hooks, 9 without pins and
- * 10 (every slot) with bprm_check_security. */
+ * 10 (every slot) with bprm_check_security. The global lsm/ programs take
+ * no slot: 9 of them in every pack. */
 static void check_lsm_count(const struct codegen_result *r)
 {
-	unsigned n = 0;
+	unsigned n = 0, global = 0;
 	for (size_t i = 0; i < r->nprogs; i++) {
 		if (!r->progs[i].lsm)
 			continue;
+		if (!is_slot_section(r->progs[i].section)) {
+			global++;
+			continue;
+		}
 		bool seen = false;
 		for (size_t j = 0; j < i; j++)
-			if (r->progs[j].lsm && strcmp(r->progs[j].attach, r->progs[i].attach) == 0)
+			if (is_slot_section(r->progs[j].section) &&
+			    strcmp(r->progs[j].attach, r->progs[i].attach) == 0)
 				seen = true;
 		n += !seen;
 	}
 	assert_true(n <= CODEGEN_LSM_CGROUP_MAX);
 	assert_int_equal(n, find_prog(r, "bee_bprm_check") ? 10 : 9);
+	assert_int_equal(global, ARRAY_LEN(global_required));
 }
 
 /* Loads every program but the LSM ones: the verifier must accept each. */
@@ -530,6 +550,13 @@ static void test_codegen_examples(void **state)
 			if (!p)
 				fail_msg("%s: LSM program '%s' missing", names[i], lsm_required[j]);
 			assert_true(p->lsm);
+		}
+		for (size_t j = 0; j < ARRAY_LEN(global_required); j++) {
+			const struct codegen_prog *p = find_prog(&a, global_required[j]);
+			if (!p)
+				fail_msg("%s: global LSM program '%s' missing", names[i], global_required[j]);
+			assert_true(p->lsm);
+			assert_false(is_slot_section(p->section));
 		}
 		for (size_t j = 0; j < ARRAY_LEN(cgroup_required); j++) {
 			const struct codegen_prog *p = find_prog(&a, cgroup_required[j]);

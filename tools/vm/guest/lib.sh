@@ -76,7 +76,10 @@ try_word() {
 #                                    session started from within another)
 #   SESSION_FD_IN=7 SESSION_FD_OUT=8 the script's descriptors of the tool's
 #                                    pipes (5 and 6 for a second session)
-#   session_start PACK TOOL [ARG...] bee-load run --backend bpf-lsm in the
+#   BEE_BACKEND=landlock             the backend of every session (default
+#                                    bpf-lsm: the VM; tools/escape-host runs
+#                                    the escape suites under landlock)
+#   session_start PACK TOOL [ARG...] bee-load run --backend $BEE_BACKEND in the
 #                                    background; session_pid is bee-load's pid
 #   ask OP [ARG...]                  one operation in the session: its word,
 #                                    NOANSWER if the tool gave none in 30 s
@@ -89,6 +92,7 @@ try_word() {
 
 SESSION_ENV=${SESSION_ENV:-"PATH=/bin HOME=/root TERM=dumb BEE_SECRET=hunter2"}
 SESSION_OPTS=${SESSION_OPTS:-}
+BEE_BACKEND=${BEE_BACKEND:-bpf-lsm}
 
 session_start() {
 	_pack=$1
@@ -104,11 +108,11 @@ session_start() {
 	if [ -n "${SESSION_CGROUP:-}" ]; then
 		# shellcheck disable=SC2016,SC2086 # $1 is the inner shell's; lists of words
 		env -i $SESSION_ENV sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' join \
-			"$SESSION_CGROUP" bee-load run --backend bpf-lsm $SESSION_OPTS "$_pack" -- "$@" \
+			"$SESSION_CGROUP" bee-load run --backend "$BEE_BACKEND" $SESSION_OPTS "$_pack" -- "$@" \
 			<"$session_dir/in" >"$session_dir/out" 2>"$session_dir/err" 5>&- 6>&- 7>&- 8>&- &
 	else
 		# shellcheck disable=SC2086 # both are lists of words
-		env -i $SESSION_ENV bee-load run --backend bpf-lsm $SESSION_OPTS "$_pack" -- "$@" \
+		env -i $SESSION_ENV bee-load run --backend "$BEE_BACKEND" $SESSION_OPTS "$_pack" -- "$@" \
 			<"$session_dir/in" >"$session_dir/out" 2>"$session_dir/err" 5>&- 6>&- 7>&- 8>&- &
 	fi
 	session_pid=$!
@@ -134,6 +138,22 @@ session_end() {
 # session_cgroup PID: the cgroup v2 directory of a process
 session_cgroup() {
 	echo "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)"
+}
+
+# tool_pid EXE: the pid (as this script numbers it) of the process that runs
+# EXE in a session cgroup of bee's (bee-*); empty when there is none. The
+# tool's own `pid` answer is its pid namespace's number, not ours.
+tool_pid() {
+	for _p in /proc/[0-9]*; do
+		[ "$(readlink "$_p/exe" 2>/dev/null)" = "$1" ] || continue
+		case $(sed -n 's/^0:://p' "$_p/cgroup" 2>/dev/null) in
+		*/bee-*)
+			echo "${_p#/proc/}"
+			return 0
+			;;
+		esac
+	done
+	return 1
 }
 
 # ---- audit logs --------------------------------------------------------------
@@ -170,7 +190,7 @@ set_diff() {
 # ROWS
 #
 # Runs `bee-load check`, then one session of /bee/packs/POLICY.bpfpack with
-# the bpf-lsm backend, an audit log and the launcher environment
+# the backend $BEE_BACKEND, an audit log and the launcher environment
 # SESSION_ENV, whose tool is TOOL (a copy of bee-try) serving requests. For
 # each row it asks OP in the session (its word must be WANT_IN) and, while
 # the session runs, does the same OP from outside it (its word must be
@@ -300,6 +320,132 @@ policy_suite() {
 	else
 		bee_case audit-set FAIL "decisions = \"$_mode\": $_diff"
 	fi
+}
+
+# ---- escape attempts ---------------------------------------------------------
+#
+# The escape suites (tools/vm/tests/70-escape.sh, 71-escape-*.sh): each
+# attempt is a case that passes only when it was refused with an answer
+# the script names, and that the script checked had no effect; each
+# control (control-*) is an allowed counterpart that must succeed.
+#
+#   attempt NAME 1|0 DETAIL      one attempt: 1 blocked (PASS), 0 not (FAIL)
+#   is WORD ALT...               1 when WORD is one of ALT, else 0
+#   simple NAME WANT... -- OP... an attempt of one operation in the session
+#                                that must answer one of WANT
+#   control NAME WANT OP...      an allowed counterpart in the session
+#   outside NAME WANT OP...      the same operation outside any session must
+#                                answer WANT (so that a refusal inside is the
+#                                session's, not a broken helper's)
+#   escape_tally EXPECTED        BEE-ESCAPES attempts=N blocked=M and the
+#                                case "tally": every attempt ran
+#   alive PID                    0 when PID exists and is not a zombie
+#   now_ms                       the uptime in milliseconds
+
+attempts=0
+blocked=0
+open_list=""
+
+attempt() {
+	attempts=$((attempts + 1))
+	if [ "$2" = 1 ]; then
+		blocked=$((blocked + 1))
+		bee_case "$1" PASS "blocked: $3"
+	else
+		open_list="$open_list $1"
+		bee_case "$1" FAIL "NOT blocked: $3"
+	fi
+}
+
+is() {
+	_x=$1
+	shift
+	for _y in "$@"; do [ "$_x" = "$_y" ] && { echo 1; return; }; done
+	echo 0
+}
+
+simple() {
+	_n=$1
+	shift
+	_wants=""
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		_wants="$_wants $1"
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	_got=$(ask "$@")
+	# shellcheck disable=SC2086 # a list of words
+	attempt "$_n" "$(is "$_got" $_wants)" "$*: '$_got' (want${_wants})"
+}
+
+control() {
+	_n=$1
+	_want=$2
+	shift 2
+	_got=$(ask "$@")
+	[ "$_got" = "$_want" ] && _r=PASS || _r=FAIL
+	bee_case "control-$_n" "$_r" "$*: '$_got' (want $_want)"
+}
+
+outside() {
+	_n=$1
+	_want=$2
+	shift 2
+	_got=$(bee-try "$@" </dev/null 2>/dev/null | head -n 1)
+	[ "$_got" = "$_want" ] && _r=PASS || _r=FAIL
+	bee_case "outside-$_n" "$_r" "outside any session: $*: '$_got' (want $_want)"
+}
+
+escape_tally() {
+	echo "BEE-ESCAPES attempts=$attempts blocked=$blocked"
+	if [ "$attempts" -eq "$1" ]; then
+		bee_case tally PASS "BEE-ESCAPES attempts=$attempts blocked=$blocked; not blocked:${open_list:- none}"
+	else
+		bee_case tally FAIL "BEE-ESCAPES attempts=$attempts blocked=$blocked, but $1 attempts should have run; not blocked:${open_list:- none}"
+	fi
+}
+
+now_ms() {   # milliseconds of uptime (busybox date has no %N)
+	awk '{ printf "%d\n", $1 * 1000 }' /proc/uptime
+}
+
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	_st=$(sed 's/.*) \(.\).*/\1/' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$_st" ] && [ "$_st" != Z ] && [ "$_st" != X ]
+}
+
+# escape_tree: /esc as the 71-escape-* suites want it (a tmpfs of its own
+# where there is none, so that ACLs work on every kernel). The tool runs as
+# 65534:65534 (bee-load's default user when it runs as root): it owns
+# /esc/ro and /esc/secret as a user owns its read-only files and its own
+# secrets, so the file modes never stop it and what stops it is bee.
+#   /esc/allowed       1777 root: the written tree (sticky, like /tmp)
+#   /esc/allowed/own   65534: a file the tool may change in every way
+#   /esc/ro/*          65534: read-only by the policy, the tool's by DAC
+#   /esc/secret/*      65534, 0700/0600: denied by the policy
+#   /esc/bin/driver    the tool (a copy of bee-try)
+escape_tree() {
+	mkdir -p /esc
+	if ! grep -q ' /esc ' /proc/self/mounts; then
+		mount -t tmpfs -o mode=0755 esc /esc || return 1
+	fi
+	rm -rf /esc/allowed /esc/ro /esc/secret /esc/bin
+	mkdir -p /esc/allowed /esc/ro/dir /esc/secret/dir /esc/bin
+	chmod 1777 /esc/allowed
+	echo plain >/esc/allowed/plain
+	echo own >/esc/allowed/own
+	echo ownacl >/esc/allowed/ownacl
+	for f in file victim acl dir/inner; do echo "keep-$f" >"/esc/ro/$f"; done
+	echo "secret-key" >/esc/secret/key
+	echo "secret-inner" >/esc/secret/dir/inner
+	chmod 0700 /esc/secret /esc/secret/dir
+	chmod 0600 /esc/secret/key /esc/secret/dir/inner
+	chown 65534:65534 /esc/allowed/own /esc/allowed/ownacl
+	chown -R 65534:65534 /esc/ro /esc/secret
+	bee-try acl-set /esc/ro/acl >/dev/null || return 1
+	bee-try acl-set /esc/allowed/ownacl >/dev/null || return 1
+	cp /bin/bee-try /esc/bin/driver
 }
 
 # ---- the guest's network -----------------------------------------------------

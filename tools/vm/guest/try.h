@@ -12,6 +12,17 @@
  * try_exec.c   programs: exec, run, execveat, fexecve, memfd, mmap and
  *              mprotect with PROT_EXEC, ptrace, user namespaces, bpf()
  * try_net.c    sockets: connect, sendto, bind, listen, families, AF_UNIX
+ * try_meta.c   metadata and what a directory shows: chmod, chown, times,
+ *              ACLs and xattrs, stat, listing, inotify, fanotify, writes of
+ *              one line (cgroup control files, audit logs)
+ * try_proc.c   other processes: kill, pidfd_open, setpriority, users, a
+ *              daemonised grandchild
+ * try_sys.c    the system call groups of runtime/bee_syscalls.h: personality,
+ *              perf_event_open, bpf, io_uring, namespaces, keyrings,
+ *              userfaultfd, file handles, mount
+ * try_fdpass.c descriptors passed in over SCM_RIGHTS (bee-fdsend sends them)
+ * try_guard.c  metadata, descriptors passed in, signals, bpf(2): what the
+ *              global BPF LSM programs guard
  */
 #ifndef BEE_VM_TRY_H
 #define BEE_VM_TRY_H
@@ -64,6 +75,55 @@ int try_listen(int argc, char **argv);
 int try_socket(int argc, char **argv);
 int try_unix_connect(int argc, char **argv);
 int try_unix_self(int argc, char **argv);
+
+int try_chmod_to(int argc, char **argv);
+int try_chown_to(int argc, char **argv);
+int try_utimes_set(int argc, char **argv);
+int try_touch(int argc, char **argv);
+int try_acl_set(int argc, char **argv);
+int try_acl_default(int argc, char **argv);
+int try_xattr_rm(int argc, char **argv);
+int try_xattr_get(int argc, char **argv);
+int try_stat(int argc, char **argv);
+int try_fstat_opath(int argc, char **argv);
+int try_list(int argc, char **argv);
+int try_inotify(int argc, char **argv);
+int try_fanotify(int argc, char **argv);
+int try_write(int argc, char **argv);
+int try_append(int argc, char **argv);
+
+int try_pidfd(int argc, char **argv);
+int try_renice(int argc, char **argv);
+int try_uid(int argc, char **argv);
+int try_uid_sleep(int argc, char **argv);
+int try_daemon(int argc, char **argv);
+
+int try_personality(int argc, char **argv);
+int try_personality_rx(int argc, char **argv);
+int try_perf(int argc, char **argv);
+int try_uring_setup(int argc, char **argv);
+int try_unshare(int argc, char **argv);
+int try_clone(int argc, char **argv);
+int try_clone3(int argc, char **argv);
+int try_keyctl(int argc, char **argv);
+int try_userfaultfd(int argc, char **argv);
+int try_handle(int argc, char **argv);
+int try_mount(int argc, char **argv);
+
+int try_fdrecv(int argc, char **argv);
+int try_fdrecv_connect(int argc, char **argv);
+/* try_guard.c: what the global BPF LSM programs guard */
+int try_chmod(int argc, char **argv);
+int try_chown(int argc, char **argv);
+int try_utimes(int argc, char **argv);
+int try_setacl(int argc, char **argv);
+int try_rmacl(int argc, char **argv);
+int try_kill(int argc, char **argv);
+int try_kill_child(int argc, char **argv);
+int try_bpf_map_create(int argc, char **argv);
+int try_bpf_obj_get(int argc, char **argv);
+int try_recvfd(int argc, char **argv);
+int try_sendfd(int argc, char **argv);
 
 /* Opens PATH with a mode word: r, w, rw, wt (O_TRUNC), a (O_APPEND),
  * c (O_CREAT, write), n (O_ACCMODE 3: neither read nor write). Returns

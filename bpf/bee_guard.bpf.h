@@ -1,0 +1,478 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* bee_guard.bpf.h: the global BPF LSM programs of one policy, part of the
+ * template (bee_hooks.bpf.h includes it after its helpers).
+ *
+ * The 10 lsm_cgroup slots are taken (bee_hooks.bpf.h), so the hooks below
+ * are SEC("lsm/HOOK") programs (BPF_LSM_MAC): the loader attaches them
+ * globally with bpf_program__attach_lsm, under the bpf-lsm backend only.
+ * Every one starts with one test, bpf_current_task_under_cgroup on
+ * bee_self_cg (the session cgroup, filled by the loader), and allows at once
+ * when current is not in the session's cgroup or below it: that one helper
+ * call is what every other process of the machine pays (tools/vm/bench).
+ * Nested sessions: each session's programs run, so their decisions
+ * intersect. They return the hook's default to allow (0; 1 for the xattr
+ * hooks, see there) and a negative errno to deny (BPF_LSM_MAC's convention,
+ * not lsm_cgroup's 1/0).
+ *
+ *   bee_path_chmod       lsm/path_chmod       chmod, fchmod: write right
+ *   bee_path_chown       lsm/path_chown       chown, fchown, lchown: write right
+ *   bee_path_truncate    lsm/path_truncate    truncate, ftruncate: write right
+ *   bee_inode_setattr    lsm/inode_setattr    utimes (times only): write right
+ *   bee_inode_setxattr   lsm/inode_setxattr   setxattr, POSIX ACLs: write right
+ *   bee_inode_removexattr lsm/inode_removexattr  removexattr: write right
+ *   bee_file_receive     lsm/file_receive     SCM_RIGHTS, pidfd_getfd: the
+ *                                             file passes the policy for its f_mode
+ *   bee_task_kill        lsm/task_kill        signals: targets in the session only
+ *   bee_bpf              lsm/bpf              bpf(2): refused unless [syscalls]
+ *                                             allow names "bpf"
+ *
+ * Errors: EACCES for files (what a permission check of the VFS answers),
+ * EPERM for signals and bpf(2) (what a missing capability answers).
+ *
+ * Paths. bpf_d_path is allowed only in the hooks of the kernel's sleepable
+ * list (6.1: file_receive is, path_chmod, path_chown and path_truncate are
+ * not, and the inode hooks have no struct path at all). So the metadata
+ * hooks build the path themselves, a bounded walk (bpf_loop, at most
+ * BEE_WALK_DEPTH steps) from the end of a per-CPU buffer: for a struct path
+ * dentry->d_parent up to the mount's root, then struct mount's
+ * mnt_mountpoint and mnt_parent, up to the namespace's root mount; for a
+ * dentry alone up to its superblock's root, then the mount point of that
+ * superblock from bee_sb (bee_session.h). A superblock bee_sb does not know
+ * (mounted more than once with its root, mounted after the session started,
+ * the session's own /proc) has no path: refused, reason "mount point not
+ * known". A walk longer than BEE_PATH_MAX - 1 bytes or deeper than
+ * BEE_WALK_DEPTH components is refused as too long. Like d_path, the walk
+ * names the path in current's mount namespace; unlike d_path, a deleted
+ * file keeps the name it had.
+ *
+ * inode_setattr judges only a change of times without a change of mode,
+ * owner or size: chmod, chown and truncate reach it after their path hook
+ * (which judged them with a path bpf_d_path-free walk of a real mount), and
+ * the kernel's own mode changes (suid bits dropped on a write) come from a
+ * file open for writing, which file_open judged.
+ *
+ * file_receive: a file of a kernel-internal mount (pipes, sockets, eventfds,
+ * memfds and other anonymous inodes: SB_KERNMOUNT) never passes file_open
+ * either and is received; any other needs what file_open would ask for its
+ * f_mode (READ for reading or for neither, WRITE for writing).
+ *
+ * task_kill: the target's cgroup v2 must be the session cgroup or below it
+ * (its ancestor at the session cgroup's depth, followed up through
+ * css.parent at most BEE_CGROUP_DEPTH_MAX levels, is the session cgroup,
+ * by id). Signals
+ * the kernel sends itself (SIGCHLD to a parent, SIGPIPE, a fault) never
+ * reach the hook. Recorded as Process Write, "pid:N", the signal as detail.
+ *
+ * bpf: recorded as Process Execute, resource "bpf", the command as detail.
+ */
+#ifndef BEE_GUARD_BPF_H
+#define BEE_GUARD_BPF_H
+
+#include "bee_syscalls.h"
+
+#ifndef BEE_SYSCALLS_ALLOWED
+#define BEE_SYSCALLS_ALLOWED 0   /* bits of runtime/bee_syscalls.h's groups */
+#endif
+
+#define BEE_MAP_TYPE_CGROUP_ARRAY 8
+
+/* Steps of a path walk: components plus mount crossings. */
+#define BEE_WALK_DEPTH 256
+/* Longest component the walk copies (NAME_MAX). */
+#define BEE_WALK_NAME_MAX 255
+/* The walk builds b[pos, BEE_WALK_END) backwards; the buffer holds a copy
+ * of BEE_WALK_NAME_MAX bytes at any masked position. */
+#define BEE_WALK_END (BEE_PATH_MAX - 1)
+#define BEE_WALK_MASK (BEE_PATH_MAX - 1)
+#define BEE_WALK_SIZE (2 * BEE_PATH_MAX)
+
+_Static_assert(BEE_SB_PATH_MAX - 1 <= BEE_WALK_NAME_MAX, "a mount point is copied like a name");
+
+struct {
+	__uint(type, BEE_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} bee_self_cg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, __u32);
+	__type(value, struct bee_guard);
+} bee_guard SEC(".maps");
+
+struct {
+	__uint(type, BEE_MAP_TYPE_HASH);
+	__uint(max_entries, BEE_SB_MAX);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__type(key, __u32);
+	__type(value, struct bee_sb_mount);
+} bee_sb SEC(".maps");
+
+struct bee_walk_buf {
+	__u8 b[BEE_WALK_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bee_walk_buf);
+} bee_walk SEC(".maps");
+
+/* 1 when current is in the session's cgroup or below it: the first test of
+ * every program here. */
+static __always_inline int bee_in_session(void)
+{
+	return bpf_current_task_under_cgroup(&bee_self_cg, 0) == 1;
+}
+
+/* ---- the path walk --------------------------------------------------------- */
+
+/* Kernel pointers as numbers: read through CO-RE, compared, never dereferenced. */
+struct bee_walk_ctx {
+	__u64 mnt;               /* struct mount *; 0: a dentry alone, stop at its sb root */
+	__u64 d;                 /* struct dentry * */
+	__u32 pos;               /* the path is b[pos, BEE_WALK_END) */
+	__s32 state;             /* 0 walking, 1 at the root, -1 too long or failed */
+};
+
+static long bee_walk_step(__u32 i, void *data)
+{
+	struct bee_walk_ctx *c = data;
+	struct dentry *d = (struct dentry *)c->d, *parent;
+	struct mount *mnt = (struct mount *)c->mnt;
+	const unsigned char *name;
+	struct bee_walk_buf *w;
+	__u32 zero = 0, len, pos;
+
+	if (mnt && d == BPF_CORE_READ(mnt, mnt.mnt_root)) {
+		struct mount *up = BPF_CORE_READ(mnt, mnt_parent);
+		if (!up || up == mnt) {
+			c->state = 1;   /* the namespace's root mount */
+			return 1;
+		}
+		c->d = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		c->mnt = (__u64)up;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (!parent || parent == d) {
+		c->state = 1;   /* a superblock's root */
+		return 1;
+	}
+	w = bpf_map_lookup_elem(&bee_walk, &zero);
+	len = BPF_CORE_READ(d, d_name.len);
+	name = BPF_CORE_READ(d, d_name.name);
+	pos = c->pos;
+	if (!w || len == 0 || len > BEE_WALK_NAME_MAX || len + 1 > pos) {
+		c->state = -1;
+		return 1;
+	}
+	pos -= len;
+	if (bpf_probe_read_kernel(&w->b[pos & BEE_WALK_MASK], len & BEE_WALK_NAME_MAX, name) < 0) {
+		c->state = -1;
+		return 1;
+	}
+	pos--;
+	w->b[pos & BEE_WALK_MASK] = '/';
+	c->pos = pos;
+	c->d = (__u64)parent;
+	return 0;
+}
+
+/* The path of (mnt, d) into sc->path, or of d alone with its superblock's
+ * mount point (mnt 0). Returns its length, -1 when it is too long or too
+ * deep, -2 when d's superblock has no known mount point. */
+static __always_inline int bee_walk_path(struct vfsmount *vmnt, struct dentry *d,
+					 struct bee_scratch *sc)
+{
+	struct bee_walk_ctx c = { .d = (__u64)d, .pos = BEE_WALK_END, .state = 0 };
+	const struct bee_sb_mount *at = 0;
+	struct bee_walk_buf *w;
+	__u32 zero = 0, pos, n;
+
+	if (vmnt) {
+		c.mnt = (__u64)vmnt - bpf_core_field_offset(struct mount, mnt);
+	} else {
+		__u32 dev = BPF_CORE_READ(d, d_sb, s_dev);
+		at = bpf_map_lookup_elem(&bee_sb, &dev);
+		if (!at)
+			return -2;
+	}
+	bpf_loop(BEE_WALK_DEPTH, bee_walk_step, &c, 0);
+	w = bpf_map_lookup_elem(&bee_walk, &zero);
+	if (c.state != 1 || !w)
+		return -1;
+	pos = c.pos;
+	if (at && at->len > 1) {
+		__u32 plen = at->len;
+		if (plen > BEE_SB_PATH_MAX - 1 || plen > pos)
+			return -1;
+		pos -= plen;
+		if (bpf_probe_read_kernel(&w->b[pos & BEE_WALK_MASK], plen & BEE_WALK_NAME_MAX,
+					  at->path) < 0)
+			return -1;
+	}
+	if (pos > BEE_WALK_END)
+		return -1;
+	n = BEE_WALK_END - pos;
+	if (n == 0) {
+		sc->path[0] = '/';
+		return 1;
+	}
+	if (bpf_probe_read_kernel(sc->path, n & BEE_WALK_MASK, &w->b[pos & BEE_WALK_MASK]) < 0)
+		return -1;
+	return (int)n;
+}
+
+/* ---- decisions ------------------------------------------------------------- */
+
+/* The fs automaton's answer for the scratch path of length len (or the
+ * walk's failure): fills the record, returns 1 when want is granted. */
+static __always_inline int bee_guard_fs_decide(struct bee_scratch *sc, int len, __u32 want)
+{
+	struct bee_audit_event *ev = &sc->ev;
+	__u64 r;
+	__u32 perms;
+
+	ev->want = want;
+	if (len == -2) {
+		ev->reason = BEE_AUDIT_REASON_NO_MOUNT;
+		return 0;
+	}
+	if (len < 0) {
+		ev->reason = BEE_AUDIT_REASON_TOO_LONG;
+		return 0;
+	}
+	ev->path_len = (__u16)len;
+	r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len);
+	perms = BEE_WALK_PERMS(r);
+	ev->have = perms;
+	ev->detail = BEE_WALK_STATE(r);
+	if ((perms & want) != want) {
+		ev->reason = BEE_AUDIT_REASON_NOT_GRANTED;
+		/* the action names the permission that was missing */
+		if ((want & BEE_PERM_READ) && !(perms & BEE_PERM_READ))
+			ev->action = BEE_AUDIT_ACTION_READ;
+		return 0;
+	}
+	ev->reason = BEE_AUDIT_REASON_GRANTED;
+	return 1;
+}
+
+/* Ends a file decision: the race check, the record, the errno. */
+static __always_inline int bee_guard_fs_end(struct bee_scratch *sc, __u64 seq, int allow)
+{
+	if (!bee_scratch_intact(sc, seq)) {
+		allow = 0;
+		sc->ev.reason = BEE_AUDIT_REASON_INTERNAL;
+	}
+	sc->ev.decision = allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY;
+	if (bee_audit_wanted(sc->ev.decision)) {
+		bee_audit_stamp(&sc->ev);
+		bee_audit_send_scratch(sc);
+	}
+	return allow ? 0 : -BEE_EACCES;
+}
+
+/* A metadata change of the object (vmnt, d), or of d alone (vmnt NULL):
+ * it needs the write right. */
+static __always_inline int bee_guard_write(struct vfsmount *vmnt, struct dentry *d, __u8 hook)
+{
+	struct bee_scratch *sc = bee_scratch_get();
+	struct inode *inode;
+	__u64 seq;
+	int len;
+
+	if (!sc)
+		return -BEE_EACCES;
+	seq = bee_scratch_claim(sc);
+	bee_event_init(&sc->ev, hook, BEE_AUDIT_KIND_FILESYSTEM, BEE_AUDIT_ACTION_WRITE,
+		       BEE_AUDIT_RES_PATH);
+	inode = BPF_CORE_READ(d, d_inode);
+	if (inode) {
+		sc->ev.file.ino = BPF_CORE_READ(inode, i_ino);
+		sc->ev.file.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	}
+	len = bee_walk_path(vmnt, d, sc);
+	return bee_guard_fs_end(sc, seq, bee_guard_fs_decide(sc, len, BEE_PERM_WRITE));
+}
+
+/* ---- metadata -------------------------------------------------------------- */
+
+SEC("lsm/path_chmod")
+int BPF_PROG(bee_path_chmod, const struct path *path, unsigned short mode)
+{
+	if (!bee_in_session())
+		return 0;
+	return bee_guard_write(path->mnt, path->dentry, BEE_AUDIT_HOOK_PATH_CHMOD);
+}
+
+SEC("lsm/path_chown")
+int BPF_PROG(bee_path_chown, const struct path *path, unsigned int uid, unsigned int gid)
+{
+	if (!bee_in_session())
+		return 0;
+	return bee_guard_write(path->mnt, path->dentry, BEE_AUDIT_HOOK_PATH_CHOWN);
+}
+
+SEC("lsm/path_truncate")
+int BPF_PROG(bee_path_truncate, const struct path *path)
+{
+	if (!bee_in_session())
+		return 0;
+	return bee_guard_write(path->mnt, path->dentry, BEE_AUDIT_HOOK_PATH_TRUNCATE);
+}
+
+/* times only: mode, owner and size had their path hook (see above) */
+SEC("lsm/inode_setattr")
+int BPF_PROG(bee_inode_setattr, struct dentry *dentry, struct iattr *attr)
+{
+	unsigned int valid;
+
+	if (!bee_in_session())
+		return 0;
+	valid = attr->ia_valid;
+	if (!(valid & (BEE_ATTR_ATIME | BEE_ATTR_MTIME)) ||
+	    (valid & (BEE_ATTR_MODE | BEE_ATTR_UID | BEE_ATTR_GID | BEE_ATTR_SIZE)))
+		return 0;
+	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_SETATTR);
+}
+
+/* The xattr hooks allow with 1, not 0: security_inode_setxattr and
+ * security_inode_removexattr run the capability checks (cap_inode_setxattr:
+ * CAP_SYS_ADMIN for security.*) only when every LSM answered 1, "not mine";
+ * a 0 would skip them, for every process of the machine. */
+#define BEE_XATTR_PASS 1
+
+SEC("lsm/inode_setxattr")
+int BPF_PROG(bee_inode_setxattr, void *idmap, struct dentry *dentry, const char *name,
+	     const void *value, unsigned long size, int flags)
+{
+	if (!bee_in_session())
+		return BEE_XATTR_PASS;
+	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_SETXATTR) ?: BEE_XATTR_PASS;
+}
+
+SEC("lsm/inode_removexattr")
+int BPF_PROG(bee_inode_removexattr, void *idmap, struct dentry *dentry, const char *name)
+{
+	if (!bee_in_session())
+		return BEE_XATTR_PASS;
+	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_REMOVEXATTR) ?: BEE_XATTR_PASS;
+}
+
+/* ---- descriptors from outside ---------------------------------------------- */
+
+SEC("lsm/file_receive")
+int BPF_PROG(bee_file_receive, struct file *file)
+{
+	struct bee_scratch *sc;
+	struct inode *inode;
+	__u32 want;
+	__u64 seq;
+
+	if (!bee_in_session())
+		return 0;
+	inode = file->f_inode;
+	if (inode->i_sb->s_flags & BEE_SB_KERNMOUNT)
+		return 0;   /* a pipe, a socket, an anonymous inode: no path to judge */
+	sc = bee_scratch_get();
+	if (!sc)
+		return -BEE_EACCES;
+	seq = bee_scratch_claim(sc);
+	want = bee_open_want(file->f_mode, 0);
+	bee_event_init(&sc->ev, BEE_AUDIT_HOOK_FILE_RECEIVE, BEE_AUDIT_KIND_FILESYSTEM,
+		       (want & BEE_PERM_WRITE) ? BEE_AUDIT_ACTION_WRITE : BEE_AUDIT_ACTION_READ,
+		       BEE_AUDIT_RES_PATH);
+	bee_file_id(inode, &sc->ev);
+	return bee_guard_fs_end(sc, seq, bee_guard_fs_decide(sc, bee_path_of(file, sc), want));
+}
+
+/* ---- signals --------------------------------------------------------------- */
+
+/* Nesting below the session cgroup that task_kill follows up; a target
+ * deeper than this is refused (fail closed). */
+#define BEE_CGROUP_DEPTH_MAX 32
+
+/* 1 when cgroup cg is the session cgroup or below it: its ancestor at the
+ * session cgroup's depth, reached through css.parent, has its id. */
+static __always_inline int bee_cgroup_in_session(struct cgroup *cg)
+{
+	__u32 zero = 0;
+	const struct bee_guard *g = bpf_map_lookup_elem(&bee_guard, &zero);
+	__u64 self_off = bpf_core_field_offset(struct cgroup, self);
+	int level, up;
+
+	if (!g || !cg)
+		return 0;
+	level = BPF_CORE_READ(cg, level);
+	if (level < 0 || (__u32)level < g->cg_level)
+		return 0;
+	up = level - (int)g->cg_level;
+	for (int i = 0; i < BEE_CGROUP_DEPTH_MAX; i++) {
+		if (i == up)
+			return cg && BPF_CORE_READ(cg, kn, id) == g->cg_id;
+		struct cgroup_subsys_state *css = BPF_CORE_READ(cg, self.parent);
+		if (!css)
+			return 0;
+		cg = (struct cgroup *)((char *)css - self_off);
+	}
+	return 0;
+}
+
+SEC("lsm/task_kill")
+int BPF_PROG(bee_task_kill, struct task_struct *p, struct kernel_siginfo *info, int sig,
+	     const struct cred *cred)
+{
+	struct bee_scratch *sc;
+	__u64 seq;
+
+	if (!bee_in_session())
+		return 0;
+	if (bee_cgroup_in_session(BPF_CORE_READ(p, cgroups, dfl_cgrp)))
+		return 0;
+	if (!bee_audit_wanted(BEE_AUDIT_DENY))
+		return -BEE_EPERM;
+	sc = bee_scratch_get();
+	if (!sc)
+		return -BEE_EPERM;
+	seq = bee_scratch_claim(sc);
+	bee_event_init(&sc->ev, BEE_AUDIT_HOOK_TASK_KILL, BEE_AUDIT_KIND_PROCESS,
+		       BEE_AUDIT_ACTION_WRITE, BEE_AUDIT_RES_PATH);
+	sc->ev.reason = BEE_AUDIT_REASON_OTHER_CGROUP;
+	sc->ev.detail = (__u32)sig;
+	sc->ev.path_len = bee_pid_text(sc, (__u32)BPF_CORE_READ(p, tgid));
+	bee_audit_stamp(&sc->ev);
+	/* a record raced by a preempting user is dropped, the decision stands */
+	if (bee_scratch_intact(sc, seq))
+		bee_audit_send_scratch(sc);
+	return -BEE_EPERM;
+}
+
+/* ---- bpf(2) ---------------------------------------------------------------- */
+
+SEC("lsm/bpf")
+int BPF_PROG(bee_bpf, int cmd, void *attr, unsigned int size)
+{
+	struct bee_audit_event ev;
+
+	if (!bee_in_session())
+		return 0;
+	if (BEE_SYSCALLS_ALLOWED & (1u << BEE_SYSCALLS_BPF))
+		return 0;
+	if (bee_audit_wanted(BEE_AUDIT_DENY)) {
+		bee_event_init(&ev, BEE_AUDIT_HOOK_BPF, BEE_AUDIT_KIND_PROCESS,
+			       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_NONE);
+		ev.reason = BEE_AUDIT_REASON_SYSCALL;
+		ev.detail = (__u32)cmd;
+		bee_audit_stamp(&ev);
+		bee_audit_send(&ev, sizeof(ev));
+	}
+	return -BEE_EPERM;
+}
+
+#endif
