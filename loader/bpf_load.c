@@ -231,7 +231,13 @@ static int pin_maps(struct bee_bpf *b, struct bee_error *e)
 		if ((err = bee_mkdirs(path, 0700)) < 0)
 			return bee_fail(e, BEE_STAGE_PIN, err, "cannot create '%s': %s", path, strerror(-err));
 	}
-	if (mkdir(b->pin_dir, 0700) < 0)
+	/* Mode 0 from the start: the tool may run as uid 0 without capabilities,
+	 * and a folder no mode bit opens keeps it from BPF_OBJ_GET of the
+	 * session's links (to detach them) and maps (to widen them), as bpf(2)
+	 * refused in the session (bee_bpf) does; bee-load, revoke and gc pass
+	 * with CAP_DAC_OVERRIDE. Never a chmod later: a bee-load nested in a
+	 * session may not change metadata under bpffs (path_chmod). */
+	if (mkdir(b->pin_dir, 0) < 0)
 		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", b->pin_dir, strerror(errno));
 	b->pin_dir_made = true;
 	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS, b->pin_dir);
@@ -296,49 +302,27 @@ static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, stru
 	return 0;
 }
 
-/* The tool may run as uid 0 without capabilities: a folder no mode bit
- * opens keeps it from BPF_OBJ_GET of the session's links (to detach them)
- * and maps (to widen them), and bpf(2) is refused in the session anyway
- * (bee_bpf); bee-load, revoke and gc pass with CAP_DAC_OVERRIDE. */
-static int pin_dir_close(struct bee_bpf *b, struct bee_error *e)
-{
-	if (chmod(b->pin_dir, 0) < 0)
-		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot close '%s': %s", b->pin_dir, strerror(errno));
-	return 0;
-}
-
-/* The session cgroup's depth below the cgroup2 root: ".." until it leaves
- * the file system (or stays put, at a root of its own). */
+/* The session cgroup's depth below the cgroup2 root: "..", "../..", ...
+ * until the file system changes (or a directory is its own parent, at a
+ * root of its own). fstatat, never an open: a nested bee-load runs under
+ * its parent session's file_open, which need not grant the cgroup tree. */
 static int cgroup_level(int cgroup_fd, uint32_t *level)
 {
+	char rel[3 * 256] = "..";
 	struct stat st, up;
-	int fd = fcntl(cgroup_fd, F_DUPFD_CLOEXEC, 0), err = 0;
 	*level = 0;
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		int pfd = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (pfd < 0) {
-			err = -errno;
-			break;
-		}
-		bool root = fstat(pfd, &up) < 0 || up.st_dev != st.st_dev || up.st_ino == st.st_ino;
-		close(fd);
-		fd = pfd;
-		if (root)
-			break;
+	if (fstat(cgroup_fd, &st) < 0)
+		return -errno;
+	for (size_t n = 2; n + 3 < sizeof(rel); n += 3) {
+		if (fstatat(cgroup_fd, rel, &up, 0) < 0)
+			return -errno;
+		if (up.st_dev != st.st_dev || up.st_ino == st.st_ino)
+			return 0;
 		st = up;
-		if (++*level > 4096) {
-			err = -ELOOP;
-			break;
-		}
+		++*level;
+		memcpy(rel + n, "/..", 4);
 	}
-out:
-	if (fd >= 0)
-		close(fd);
-	return err;
+	return -ELOOP;
 }
 
 /* mountinfo's octal escapes (\040 for a space) undone in place. */
@@ -526,8 +510,7 @@ int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_
 	}
 	if ((err = fill_maps(b, o->pack, o->m, e)) < 0 || (err = pin_maps(b, e)) < 0 ||
 	    (err = attach_all(b, o->cgroup_fd, o->cgroup, e)) < 0 ||
-	    (o->lsm && (err = attach_guard(b, o->cgroup_fd, o->cgroup, e)) < 0) ||
-	    (err = pin_dir_close(b, e)) < 0)
+	    (o->lsm && (err = attach_guard(b, o->cgroup_fd, o->cgroup, e)) < 0))
 		goto fail;
 	libbpf_set_print(old);
 	print_to = NULL;
