@@ -13,6 +13,8 @@
  *   PR_SET_PDEATHSIG SIGKILL    bee-load's death kills init, and with pid 1 the
  *                               kernel kills the whole pid namespace
  *   unshare(CLONE_NEWCGROUP)    rooted at the session cgroup it is already in
+ *   vm.memfd_noexec = 2         no memfd of the pid namespace can be executed
+ *                               (6.3+; Landlock never sees them)
  *   bee_mountns_enter           private mounts, a /proc of the new pid namespace,
  *                               bee's objects covered, the tree read-only
  *                               (mountns.c)
@@ -444,6 +446,22 @@ static void init_main(const struct child_plan *cp)
 	}
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		child_fail(fd, BEE_STAGE_NAMESPACE, "unshare cgroup");
+	/* memfds of this pid namespace cannot be executed (vm.memfd_noexec 2,
+	 * kernel 6.3+, a setting of the pid namespace): Landlock never
+	 * checks the kernel's internal mounts where they live. Before 6.3
+	 * only bpf-lsm's bprm hook refuses them. */
+	int mfd = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC);
+	if (mfd >= 0) {
+		ssize_t w = write(mfd, "2", 1);
+		int werr = errno;
+		close(mfd);
+		if (w != 1) {
+			errno = werr;
+			child_fail(fd, BEE_STAGE_NAMESPACE, "memfd_noexec");
+		}
+	} else if (errno != ENOENT) {
+		child_fail(fd, BEE_STAGE_NAMESPACE, "memfd_noexec");
+	}
 	if (cp->l->mountns) {
 		const char *what = "mount namespace";
 		int err = bee_mountns_enter(cp->l->mountns, &what);
