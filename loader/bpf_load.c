@@ -119,6 +119,15 @@ static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bo
 		bpf_program__set_autoload(prog, lsm || !is_lsm);
 		seen++;
 	}
+	/* without the LSM programs, the maps only they use are not made (nor
+	 * pinned): each costs a map creation and a pin at every launch */
+	static const char *const lsm_only[] = { "bee_self_cg", "bee_guard", "bee_sb", "bee_walk",
+						"bee_inode", "bee_task" };
+	for (size_t i = 0; !lsm && i < sizeof(lsm_only) / sizeof(lsm_only[0]); i++) {
+		struct bpf_map *map = bpf_object__find_map_by_name(obj, lsm_only[i]);
+		if (map && bpf_map__set_autocreate(map, false) < 0)
+			return bee_fail(e, BEE_STAGE_LOAD, -EINVAL, "map '%s': cannot leave it out", lsm_only[i]);
+	}
 	if (seen != m->nhooks)
 		return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 				"the manifest lists %zu hooks, the BPF object has %zu programs", m->nhooks, seen);
@@ -248,6 +257,8 @@ static int pin_maps(struct bee_bpf *b, struct bee_error *e)
 		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", path, strerror(errno));
 	struct bpf_map *map;
 	bpf_object__for_each_map(map, b->obj) {
+		if (!bpf_map__autocreate(map))
+			continue;
 		snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS "/%s", b->pin_dir, bpf_map__name(map));
 		if ((err = bpf_map__pin(map, path)) < 0)
 			return bee_fail(e, BEE_STAGE_PIN, err, "map '%s': cannot pin at '%s': %s", bpf_map__name(map),

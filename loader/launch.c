@@ -423,6 +423,14 @@ static void init_wait(pid_t tool, int status_fd)
 	}
 }
 
+/* the tool's stack until it execs (it runs in init's memory) */
+static char tool_stack[256 * 1024] __attribute__((aligned(64)));
+
+static int tool_entry(void *cp)
+{
+	tool_main(cp);
+}
+
 __attribute__((noreturn))
 static void init_main(const struct child_plan *cp)
 {
@@ -475,12 +483,16 @@ static void init_main(const struct child_plan *cp)
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 		sigaction(forwarded[i], &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
-	/* a plain fork without libc's bookkeeping: this process is a raw clone */
-	long tool = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	/* As posix_spawn does: the tool shares init's memory on a stack of its
+	 * own until it execs (CLONE_VM | CLONE_VFORK: init waits meanwhile),
+	 * so the launcher's address space is not copied a second time. Its
+	 * signal handlers, descriptors, credentials and file-system context
+	 * are its own; every signal is still blocked (init's mask) until it
+	 * has reset the handlers. */
+	long tool = clone(tool_entry, tool_stack + sizeof(tool_stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
+			  (void *)cp);
 	if (tool < 0)
-		child_fail(fd, BEE_STAGE_LAUNCH, "fork");
-	if (tool == 0)
-		tool_main(cp);
+		child_fail(fd, BEE_STAGE_LAUNCH, "clone");
 	close(fd);
 	init_wait((pid_t)tool, cp->status);
 }
