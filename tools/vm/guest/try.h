@@ -34,6 +34,13 @@ int try_setup_failed(int err);
 /* The errno's name, "E<n>" for one without a name. */
 const char *try_errname(int err, char *buf, unsigned size);
 
+struct sockaddr_un;
+/* The address of an AF_UNIX path: 0, or -ENAMETOOLONG. */
+int try_unix_addr(const char *path, struct sockaddr_un *a);
+/* A stream socket listening on path (an old one there unlinked): 0 with
+ * *fd, or the errno of the step that failed. */
+int try_unix_listen(const char *path, int *fd);
+
 /* An operation: argv[0] is its name, argc counts it. */
 typedef int (*try_fn)(int argc, char **argv);
 

@@ -21,16 +21,6 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-static int sun_of(const char *path, struct sockaddr_un *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(a->sun_path))
-		return -1;
-	strcpy(a->sun_path, path);
-	return 0;
-}
-
 /* Receives one descriptor on c and reads it; prints the word. */
 static int recv_and_read(int c)
 {
@@ -70,21 +60,12 @@ static int recv_and_read(int c)
 int try_fdrecv(int argc, char **argv)
 {
 	(void)argc;
-	struct sockaddr_un a;
-	if (sun_of(argv[1], &a) < 0)
-		return try_setup_failed(ENAMETOOLONG);
-	unlink(argv[1]);
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return try_setup_failed(errno);
-	if (bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1) < 0) {
-		int err = errno;
-		close(s);
+	int s, err = try_unix_listen(argv[1], &s);
+	if (err)
 		return try_setup_failed(err);
-	}
 	struct pollfd p = { s, POLLIN, 0 };
 	int c = poll(&p, 1, 10000) == 1 ? accept4(s, NULL, NULL, SOCK_CLOEXEC) : -1;
-	int err = errno;
+	err = errno;
 	close(s);
 	unlink(argv[1]);
 	if (c < 0)
@@ -98,7 +79,7 @@ int try_fdrecv_connect(int argc, char **argv)
 {
 	(void)argc;
 	struct sockaddr_un a;
-	if (sun_of(argv[1], &a) < 0)
+	if (try_unix_addr(argv[1], &a) < 0)
 		return try_setup_failed(ENAMETOOLONG);
 	int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c < 0)

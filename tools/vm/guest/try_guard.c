@@ -128,26 +128,14 @@ int try_bpf_obj_get(int argc, char **argv)
 	return try_answer(0);
 }
 
-static int unix_addr(const char *path, struct sockaddr_un *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(a->sun_path))
-		return -ENAMETOOLONG;
-	strcpy(a->sun_path, path);
-	return 0;
-}
 
 int try_recvfd(int argc, char **argv)
 {
 	(void)argc;
-	struct sockaddr_un a;
-	int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), c = -1, fd = -1, word;
-	if (s < 0 || unix_addr(argv[1], &a) < 0)
-		return try_setup_failed(s < 0 ? errno : ENAMETOOLONG);
-	unlink(argv[1]);
-	if (bind(s, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(s, 1) < 0 ||
-	    (c = accept4(s, NULL, NULL, SOCK_CLOEXEC)) < 0) {
+	int s, c = -1, fd = -1, word, err = try_unix_listen(argv[1], &s);
+	if (err)
+		return try_setup_failed(err);
+	if ((c = accept4(s, NULL, NULL, SOCK_CLOEXEC)) < 0) {
 		word = try_setup_failed(errno);
 		close(s);
 		return word;
@@ -182,7 +170,7 @@ int try_sendfd(int argc, char **argv)
 	(void)argc;
 	struct sockaddr_un a;
 	int fd = open(argv[2], O_RDONLY | O_CLOEXEC), s = -1, err = 0;
-	if (fd < 0 || unix_addr(argv[1], &a) < 0)
+	if (fd < 0 || try_unix_addr(argv[1], &a) < 0)
 		return try_setup_failed(fd < 0 ? errno : ENAMETOOLONG);
 	for (int i = 0; i < 100; i++) {
 		s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

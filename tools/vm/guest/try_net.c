@@ -206,21 +206,11 @@ int try_socket(int argc, char **argv)
 	return try_answer(0);
 }
 
-static int unix_addr(const char *path, struct sockaddr_un *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(a->sun_path))
-		return -1;
-	strcpy(a->sun_path, path);
-	return 0;
-}
-
 int try_unix_connect(int argc, char **argv)
 {
 	(void)argc;
 	struct sockaddr_un a;
-	if (unix_addr(argv[1], &a) < 0)
+	if (try_unix_addr(argv[1], &a) < 0)
 		return try_setup_failed(ENAMETOOLONG);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -234,17 +224,11 @@ int try_unix_self(int argc, char **argv)
 {
 	(void)argc;
 	struct sockaddr_un a;
-	if (unix_addr(argv[1], &a) < 0)
+	if (try_unix_addr(argv[1], &a) < 0)
 		return try_setup_failed(ENAMETOOLONG);
-	unlink(argv[1]);
-	int srv = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (srv < 0)
-		return try_setup_failed(errno);
-	if (bind(srv, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(srv, 1) < 0) {
-		int err = errno;
-		close(srv);
-		return try_setup_failed(err);
-	}
+	int srv, lerr = try_unix_listen(argv[1], &srv);
+	if (lerr)
+		return try_setup_failed(lerr);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	int err = fd < 0 ? errno : connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? errno : 0;
 	if (fd >= 0)
