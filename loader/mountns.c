@@ -193,7 +193,8 @@ static int plan_writes(const struct bee_manifest *m, struct bee_mountns *ns, str
 	}
 	/* sorted, a prefix below another dropped: the clone of the upper one
 	 * holds it */
-	qsort(all.v, all.n, sizeof(*all.v), by_name);
+	if (all.n)
+		qsort(all.v, all.n, sizeof(*all.v), by_name);
 	for (size_t i = 0; i < all.n; i++) {
 		bool below = false;
 		for (size_t k = 0; k < ns->writes.n; k++)
