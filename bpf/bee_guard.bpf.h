@@ -25,6 +25,12 @@
  *   bee_task_kill        lsm/task_kill        signals: targets in the session only
  *   bee_bpf              lsm/bpf              bpf(2): refused unless [syscalls]
  *                                             allow names "bpf"
+ *   bee_inode_getattr    lsm/inode_getattr    stat, fstat, statx: refused when
+ *                                             an explicit deny matches
+ *   bee_inode_getxattr   lsm/inode_getxattr   getxattr: the same
+ *   bee_inode_listxattr  lsm/inode_listxattr  listxattr: the same
+ *   bee_path_notify      lsm/path_notify      inotify_add_watch, fanotify_mark:
+ *                                             the same
  *
  * Errors: EACCES for files (what a permission check of the VFS answers),
  * EPERM for signals and bpf(2) (what a missing capability answers).
@@ -64,6 +70,19 @@
  * reach the hook. Recorded as Process Write, "pid:N", the signal as detail.
  *
  * bpf: recorded as Process Execute, resource "bpf", the command as detail.
+ *
+ * Hidden means hidden (docs/decisions.md): inode_getattr, inode_getxattr,
+ * inode_listxattr and path_notify refuse an object whose path an explicit
+ * [fs] deny matches, and only such an object: its fs state carries
+ * BEE_PERM_DENIED (the compiler's IR_PERM_DENIED mark, which no grant
+ * gives), so `ls -l` of files the policy merely does not grant keeps
+ * working. Recorded as FileSystem Read, reason "hidden by a deny rule";
+ * an allowed look is not a decision of the policy's and is never recorded,
+ * whatever [audit] decisions says (every stat would be a record). The
+ * walk's failures: too long or too deep is refused like the other hooks';
+ * a dentry of the xattr hooks whose superblock bee_sb does not know is
+ * not judged (allowed), since no deny can be shown to match it and
+ * refusing would break `ls -l` there (ls reports a failed ACL lookup).
  */
 #ifndef BEE_GUARD_BPF_H
 #define BEE_GUARD_BPF_H
@@ -363,6 +382,90 @@ int BPF_PROG(bee_inode_removexattr, void *idmap, struct dentry *dentry, const ch
 	if (!bee_in_session())
 		return BEE_XATTR_PASS;
 	return bee_guard_write(0, dentry, BEE_AUDIT_HOOK_INODE_REMOVEXATTR) ?: BEE_XATTR_PASS;
+}
+
+/* ---- hidden means hidden --------------------------------------------------- */
+
+/* A look at the metadata of (vmnt, d), or of d alone (vmnt NULL): refused
+ * only when an explicit deny matches its path (see the head of this file).
+ * One subprogram for the four hooks (not inlined): the pack carries it once. */
+static __attribute__((noinline)) int bee_guard_hidden(struct vfsmount *vmnt, struct dentry *d,
+						     __u8 hook)
+{
+	struct bee_scratch *sc;
+	struct inode *inode;
+	__u64 seq, r;
+	__u32 perms;
+	int len;
+
+	if (BPF_CORE_READ(d, d_sb, s_flags) & BEE_SB_KERNMOUNT)
+		return 0;   /* a pipe, a socket, an anonymous inode: no path to hide */
+	sc = bee_scratch_get();
+	if (!sc)
+		return -BEE_EACCES;
+	seq = bee_scratch_claim(sc);
+	len = bee_walk_path(vmnt, d, sc);
+	if (len == -2)
+		return 0;
+	bee_event_init(&sc->ev, hook, BEE_AUDIT_KIND_FILESYSTEM, BEE_AUDIT_ACTION_READ,
+		       BEE_AUDIT_RES_PATH);
+	sc->ev.want = BEE_PERM_READ;
+	inode = BPF_CORE_READ(d, d_inode);
+	if (inode) {
+		sc->ev.file.ino = BPF_CORE_READ(inode, i_ino);
+		sc->ev.file.dev = BPF_CORE_READ(inode, i_sb, s_dev);
+	}
+	if (len < 0) {
+		sc->ev.reason = BEE_AUDIT_REASON_TOO_LONG;
+		return bee_guard_fs_end(sc, seq, 0);
+	}
+	sc->ev.path_len = (__u16)len;
+	r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len);
+	perms = BEE_WALK_PERMS(r);
+	if (!(perms & BEE_PERM_DENIED)) {
+		/* a preempting user may have changed the path under the walk */
+		if (bee_scratch_intact(sc, seq))
+			return 0;
+		return bee_guard_fs_end(sc, seq, 0);
+	}
+	sc->ev.have = perms;
+	sc->ev.detail = BEE_WALK_STATE(r);
+	sc->ev.reason = BEE_AUDIT_REASON_HIDDEN;
+	return bee_guard_fs_end(sc, seq, 0);
+}
+
+SEC("lsm/inode_getattr")
+int BPF_PROG(bee_inode_getattr, const struct path *path)
+{
+	if (!bee_in_session())
+		return 0;
+	return bee_guard_hidden(path->mnt, path->dentry, BEE_AUDIT_HOOK_INODE_GETATTR);
+}
+
+SEC("lsm/inode_getxattr")
+int BPF_PROG(bee_inode_getxattr, struct dentry *dentry, const char *name)
+{
+	if (!bee_in_session())
+		return 0;
+	return bee_guard_hidden(0, dentry, BEE_AUDIT_HOOK_INODE_GETXATTR);
+}
+
+SEC("lsm/inode_listxattr")
+int BPF_PROG(bee_inode_listxattr, struct dentry *dentry)
+{
+	if (!bee_in_session())
+		return 0;
+	return bee_guard_hidden(0, dentry, BEE_AUDIT_HOOK_INODE_LISTXATTR);
+}
+
+/* inotify_add_watch and fanotify_mark (an inode's, a mount's or a file
+ * system's mark: the path named) */
+SEC("lsm/path_notify")
+int BPF_PROG(bee_path_notify, const struct path *path, __u64 mask, unsigned int obj_type)
+{
+	if (!bee_in_session())
+		return 0;
+	return bee_guard_hidden(path->mnt, path->dentry, BEE_AUDIT_HOOK_PATH_NOTIFY);
 }
 
 /* ---- descriptors from outside ---------------------------------------------- */

@@ -226,6 +226,8 @@ char LICENSE[] SEC("license") = "GPL";
 #define BEE_PERM_WRITE 0x2u
 #define BEE_PERM_EXEC 0x4u
 #define BEE_PERM_EXEC_PINNED 0x8u
+/* fs: a mark, not a permission: an explicit deny matches (bee_guard.bpf.h) */
+#define BEE_PERM_DENIED 0x10u
 
 /* bpf_d_path's buffer: one byte more than the longest path walked plus its
  * NUL, so that "fits" and "too long" are told apart by the length. */

@@ -36,7 +36,7 @@
 
 /* The template's permission bits and audit modes are the IR's. */
 _Static_assert(IR_PERM_READ == 0x1u && IR_PERM_WRITE == 0x2u && IR_PERM_EXEC == 0x4u &&
-		       IR_PERM_EXEC_PINNED == 0x8u,
+		       IR_PERM_EXEC_PINNED == 0x8u && IR_PERM_DENIED == 0x10u,
 	       "bee_hooks.bpf.h BEE_PERM_* are ir.h's IR_PERM_*");
 _Static_assert((int)IR_AUDIT_DENY == (int)BEE_AUDIT_MODE_DENY &&
 		       (int)IR_AUDIT_ALL == (int)BEE_AUDIT_MODE_ALL &&
@@ -297,6 +297,10 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 	prog_add(r, &pcap, "bee_inode_setattr", "lsm/inode_setattr", true);
 	prog_add(r, &pcap, "bee_inode_setxattr", "lsm/inode_setxattr", true);
 	prog_add(r, &pcap, "bee_inode_removexattr", "lsm/inode_removexattr", true);
+	prog_add(r, &pcap, "bee_inode_getattr", "lsm/inode_getattr", true);
+	prog_add(r, &pcap, "bee_inode_getxattr", "lsm/inode_getxattr", true);
+	prog_add(r, &pcap, "bee_inode_listxattr", "lsm/inode_listxattr", true);
+	prog_add(r, &pcap, "bee_path_notify", "lsm/path_notify", true);
 	prog_add(r, &pcap, "bee_file_receive", "lsm/file_receive", true);
 	prog_add(r, &pcap, "bee_task_kill", "lsm/task_kill", true);
 	prog_add(r, &pcap, "bee_bpf", "lsm/bpf", true);

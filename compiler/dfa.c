@@ -205,6 +205,7 @@ int dfa_perms_reduce(const struct dfa *d, struct dfa **out)
 	dfa_perms_label(d->perms, n, label);
 	struct dfa *r = dfa_alloc(d->kind, d->rules, d->nrules);
 	r->perms_only = true;
+	r->marks = d->marks;
 	uint32_t *rep = dfa_quotient(r, n, k, trans, label, d->class_of, map);
 	r->perms = xmalloc(r->nstates * sizeof(uint32_t));
 	for (uint32_t s = 0; s < r->nstates; s++)
@@ -316,6 +317,7 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	 * once; 3. minimise, merge classes, number states */
 	d = dfa_alloc(o.kind, rules, n);
 	d->perms_only = o.perms_only;
+	d->marks = o.marks;
 	d->stats.nfa_states = (unsigned)nfa.n;
 	rc = dfa_fold_build(d, rules, n, !o.perms_only, o.max_build_states, o.max_build_total,
 			    o.max_states, &rep);
@@ -406,6 +408,11 @@ void dfa_stats_get(const struct dfa *d, struct dfa_stats *st)
 enum dfa_kind dfa_kind_get(const struct dfa *d)
 {
 	return d->kind;
+}
+
+uint32_t dfa_marks_get(const struct dfa *d)
+{
+	return d->marks;
 }
 
 unsigned dfa_match(const struct dfa *d, const void *bytes, size_t len, uint32_t *perms,

@@ -7,6 +7,9 @@
  *   perms(s) = (union of grant over rules matching s)
  *              & ~(union of deny over rules matching s)
  *
+ * A grant bit that no rule denies is a mark: a deny rule that "grants" one
+ * leaves it on every string it matches (dfa_build_opts.marks).
+ *
  * and which rules matched s (provenance: "which rules decided this").
  *
  * Pipeline (dfa_build): each rule's glob -> its brace alternatives, each a
@@ -82,7 +85,8 @@ const char *dfa_kind_name(enum dfa_kind k);
 
 struct dfa_rule {
 	const char *glob;    /* NUL-terminated glob text */
-	uint32_t grant;      /* permission bits granted; 0 for a deny rule */
+	uint32_t grant;      /* permission bits granted; for a deny rule only
+			      * marks (dfa_build_opts.marks), if any */
 	uint32_t deny;       /* permission bits denied */
 	unsigned rule;       /* provenance: the policy rule's index */
 	struct loc loc;      /* where the glob is written (LOC_NONE if nowhere) */
@@ -131,6 +135,11 @@ struct dfa_build_opts {
 	/* of every automaton built on the way together, and the walks that
 	 * find each state's rules; 0: DFA_DEFAULT_BUILD_TOTAL */
 	unsigned max_build_total;
+	/* Bits of grant that mark a state rather than grant anything (no rule
+	 * denies them: the fs domain's IR_PERM_DENIED, which deny rules
+	 * "grant"). The tables carry them like permissions; a widening never
+	 * counts them (dfa_widening_find). */
+	uint32_t marks;
 };
 
 struct dfa;
@@ -160,6 +169,8 @@ struct dfa_stats {
 
 void dfa_stats_get(const struct dfa *d, struct dfa_stats *st);
 enum dfa_kind dfa_kind_get(const struct dfa *d);
+/* dfa_build_opts.marks of the build that made d. */
+uint32_t dfa_marks_get(const struct dfa *d);
 
 /* The rules a state's strings matched: rule ids ascending, no repeats. */
 struct dfa_rules {
@@ -221,7 +232,8 @@ struct dfa_widening {
 	bool found;
 	char *example;           /* NUL-terminated; never holds NUL */
 	size_t len;
-	uint32_t extra;          /* child_perms & ~parent_perms, non-zero */
+	uint32_t extra;          /* child_perms & ~parent_perms, non-zero, marks
+				  * of either automaton left out */
 	uint32_t child_perms, parent_perms;
 	unsigned *child_rules;   /* child rules granting a bit of extra, ascending */
 	size_t nchild_rules;

@@ -140,6 +140,7 @@ uint32_t dfa_classes_merge(const uint32_t *trans, uint32_t nb, uint32_t k, uint3
 struct dfa {
 	enum dfa_kind kind;
 	bool perms_only;
+	uint32_t marks;              /* dfa_build_opts.marks */
 	unsigned nstates, nclasses;
 	unsigned dead;               /* DFA_STATE_NONE when none */
 	uint8_t class_of[256];

@@ -3,7 +3,8 @@
  *
  * Breadth-first search over the product of the two automata, over byte
  * classes that refine both alphabets. The first product state reached
- * where child_perms & ~parent_perms != 0 gives a shortest witness.
+ * where child_perms & ~parent_perms != 0 (marks aside: they grant nothing)
+ * gives a shortest witness.
  *
  * Two phases: the first walks only strings shaped like the domain's strings
  * (a mode per search node tracks the shape), the second, run only when the
@@ -246,6 +247,8 @@ static uint32_t dfa_search_run(struct dfa_search *s, enum dfa_shape start)
 {
 	enum dfa_kind kind = s->child->kind;
 	const struct dfa *c = s->child, *p = s->parent;
+	/* a mark (a deny matched) grants nothing: never a widening */
+	uint32_t marks = c->marks | p->marks;
 
 	s->nnodes = 0;
 	memset(s->keys, 0, s->nslots * sizeof(uint64_t));
@@ -253,7 +256,7 @@ static uint32_t dfa_search_run(struct dfa_search *s, enum dfa_shape start)
 	dfa_search_visit(s, 0, 0, start, 0, UINT32_MAX);
 	for (size_t h = 0; h < s->nnodes && !s->over; h++) {
 		struct dfa_node n = s->nodes[h];
-		if ((c->perms[n.sc] & ~p->perms[n.sp]) && dfa_shape_done(kind, n.shape))
+		if ((c->perms[n.sc] & ~p->perms[n.sp] & ~marks) && dfa_shape_done(kind, n.shape))
 			return (uint32_t)h;
 		if (n.sc == c->dead)
 			continue;
@@ -286,7 +289,7 @@ static void dfa_widening_fill(struct dfa_widening *w, const struct dfa_search *s
 	w->well_formed = n->shape != DFA_SHAPE_FREE;
 	w->child_perms = c->perms[n->sc];
 	w->parent_perms = p->perms[n->sp];
-	w->extra = w->child_perms & ~w->parent_perms;
+	w->extra = w->child_perms & ~w->parent_perms & ~(c->marks | p->marks);
 
 	/* the rules that match the example, exactly: the child's that grant a
 	 * bit of extra, and all the parent's */

@@ -80,6 +80,13 @@ const char *ir_audit_mode_name(enum ir_audit_mode m);
  * the session started. An unpinned grant gives EXEC and EXEC_PINNED, a
  * pinned one EXEC_PINNED only, so a pin attenuates only to a pin. */
 #define IR_PERM_EXEC_PINNED (1u << 3)
+/* fs: an explicit [fs] deny matches the path. Not a permission but a mark
+ * (dfa.h: marks): deny rules grant it and nothing takes it away, so the
+ * state of a denied path carries it and the state of a path merely not
+ * granted does not. The global hooks that hide metadata (stat, getxattr,
+ * notification marks: bpf/bee_guard.bpf.h) refuse only paths that carry
+ * it; permission checks, attenuation, diff, query and revoke ignore it. */
+#define IR_PERM_DENIED  (1u << 4)
 
 enum ir_net_family { IR_NET_IPV4 = 4, IR_NET_IPV6 = 6 };
 enum ir_net_proto { IR_NET_TCP = 6, IR_NET_UDP = 17 };

@@ -45,8 +45,10 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 			d->grant = IR_PERM_WRITE;
 			break;
 		case IR_RULE_FS_DENY:
-			/* hidden means hidden: denying X/ ** denies X too */
+			/* hidden means hidden: denying X/ ** denies X too, and
+			 * the mark tells a denied path from an ungranted one */
 			d->deny = IR_PERM_READ | IR_PERM_WRITE;
+			d->grant = IR_PERM_DENIED;
 			d->cover_dir = true;
 			break;
 		case IR_RULE_EXEC_ALLOW:
@@ -80,6 +82,7 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		/* map images need permissions only; exact rules for one input
 		 * come from dfa_string_rules (provenance automata multiply) */
 		.perms_only = true,
+		.marks = IR_PERM_DENIED,
 	};
 	return dfa_build(rules, n, &o, out, dc);
 }

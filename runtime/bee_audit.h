@@ -66,8 +66,9 @@
 	X(DENY, 1, "Deny")
 
 /* Why. The kernel sees a permission automaton whose states hold grants
- * minus denies, so it cannot tell "no rule grants it" from "a deny rule
- * took it": both are NOT_GRANTED. The loader names the rules: for a path
+ * minus denies, so a refused open cannot say "no rule grants it" or "a deny
+ * rule took it": both are NOT_GRANTED. (The states of denied paths carry a
+ * mark, which only the hiding hooks read: HIDDEN.) The loader names the rules: for a path
  * by asking the pack's policy (beec query runs the globs), for an
  * endpoint by the record's detail, the LPM entry whose provenance the
  * manifest lists (net_provenance). */
@@ -85,7 +86,8 @@
 	X(OTHER_CGROUP, 10, "process outside the session's cgroup") /* ptrace, /proc/PID/mem */ \
 	X(NOT_BOUND, 11, "listen without bind")  /* listen(2) on a socket bind gave no port */ \
 	X(SYSCALL, 12, "system call not allowed") /* bpf(2) without [syscalls] allow = ["bpf"] */ \
-	X(NO_MOUNT, 13, "mount point not known") /* a dentry whose superblock bee_sb lacks */
+	X(NO_MOUNT, 13, "mount point not known") /* a dentry whose superblock bee_sb lacks */ \
+	X(HIDDEN, 14, "hidden by a deny rule")   /* stat, xattrs, marks of a denied path */
 
 /* The hook that decided; the loader may print it as a detail. */
 #define BEE_AUDIT_HOOKS(X)                          \
@@ -114,7 +116,11 @@
 	X(INODE_REMOVEXATTR, 22, "inode_removexattr") \
 	X(FILE_RECEIVE, 23, "file_receive")        \
 	X(TASK_KILL, 24, "task_kill")              \
-	X(BPF, 25, "bpf")
+	X(BPF, 25, "bpf")                           \
+	X(INODE_GETATTR, 26, "inode_getattr")      \
+	X(INODE_GETXATTR, 27, "inode_getxattr")    \
+	X(INODE_LISTXATTR, 28, "inode_listxattr")  \
+	X(PATH_NOTIFY, 29, "path_notify")
 
 /* Which member of the resource union, and whether path bytes follow. */
 #define BEE_AUDIT_RESOURCES(X)                                         \

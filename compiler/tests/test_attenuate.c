@@ -301,10 +301,68 @@ static void test_soundness(void **state)
 	assert_true(subsets > n / 6 && wider > n / 6);
 }
 
+/* An [fs] deny marks what it matches (IR_PERM_DENIED, which the global
+ * hooks hide) and nothing else; the mark is no permission: query answers as
+ * before, and a child that adds a deny is a subset of a parent without it,
+ * while a child without the parent's deny is not (the control). */
+static void test_deny_mark(void **state)
+{
+	(void)state;
+	static const char parent_text[] =
+		"version = 1\nname = \"p\"\n[fs]\nread = [\"/h/**\"]\nwrite = [\"/h/out/**\"]\n"
+		"deny = [\"/h/.ssh/**\", \"**/*.pem\"]\n";
+	static const char more_denies[] =
+		"version = 1\nname = \"c\"\n[fs]\nread = [\"/h/**\"]\nwrite = [\"/h/out/**\"]\n"
+		"deny = [\"/h/.ssh/**\", \"**/*.pem\", \"/h/out/**\"]\n";
+	static const char no_denies[] =
+		"version = 1\nname = \"c\"\n[fs]\nread = [\"/h/**\"]\nwrite = [\"/h/out/**\"]\n";
+	static const struct {
+		const char *path;
+		uint32_t perms;
+		bool read, write;          /* beec query's answers */
+	} rows[] = {
+		{ "/h/a.c", IR_PERM_READ, true, false },
+		{ "/h/out/x", IR_PERM_READ | IR_PERM_WRITE, true, true },
+		{ "/h/.ssh", IR_PERM_DENIED, false, false },
+		{ "/h/.ssh/id_rsa", IR_PERM_DENIED, false, false },
+		{ "/h/out/k.pem", IR_PERM_DENIED, false, false },
+		{ "/etc/k.pem", IR_PERM_DENIED, false, false },
+		{ "/etc/passwd", 0, false, false },     /* not granted, not denied */
+		{ "/h", 0, false, false },
+	};
+	struct compiled parent, child;
+	assert_int_equal(compile(parent_text, &parent), 0);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		uint32_t p;
+		dfa_match(parent.lw->dfa[IR_DOMAIN_FS], rows[i].path, strlen(rows[i].path), &p, NULL);
+		if (p != rows[i].perms)
+			fail_msg("'%s': perms 0x%x, want 0x%x", rows[i].path, p, rows[i].perms);
+		assert_int_equal(ask(&parent, "fs", "read", rows[i].path).allow, rows[i].read);
+		assert_int_equal(ask(&parent, "fs", "write", rows[i].path).allow, rows[i].write);
+	}
+	struct diag_ctx dc;
+	diag_init(&dc);
+	assert_int_equal(compile(more_denies, &child), 0);
+	assert_int_equal(attenuate_check(child.lw, parent.lw, &dc), 0);
+	assert_int_equal(dc.errors, 0);
+	compiled_free(&child);
+	assert_int_equal(compile(no_denies, &child), 0);
+	struct attenuate_widening w;
+	assert_true(attenuate_domain(child.lw, parent.lw, IR_DOMAIN_FS, &w));
+	assert_int_equal(w.extra, IR_PERM_READ);   /* at "/h/.ssh": never the mark */
+	assert_int_equal(w.parent_perms & ~IR_PERM_DENIED, 0);
+	/* and the other way round: the parent's denies take, they give nothing */
+	assert_false(attenuate_domain(parent.lw, child.lw, IR_DOMAIN_FS, &w));
+	compiled_free(&child);
+	compiled_free(&parent);
+	diag_fini(&dc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_soundness),
+		cmocka_unit_test(test_deny_mark),
 	};
 	return cmocka_run_group_tests_name("attenuate", tests, NULL, NULL);
 }

@@ -264,6 +264,77 @@ static void test_dfa_cover_dir(void **state)
 	}
 }
 
+/* Marks: a deny rule that "grants" a bit no rule denies leaves it on what it
+ * matches, and only there (an [fs] deny's IR_PERM_DENIED); permissions stay
+ * those of the same rules without the mark, and a child that adds a marked
+ * deny does not widen its parent, while one that adds a grant does (the
+ * control). */
+#define MARK 0x10u
+static void test_dfa_marks(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		uint32_t perms;            /* with the mark; without it: perms & ~MARK */
+	} rows[] = {
+		{ "/h/src/a.c", 3 },
+		{ "/h/.ssh", MARK },       /* cover_dir: X of X/ ** */
+		{ "/h/.ssh/id", MARK },
+		{ "/h/src/k.pem", MARK },
+		{ "/etc/k.pem", MARK },    /* denied though never granted */
+		{ "/etc/passwd", 0 },      /* merely not granted: no mark */
+		{ "/h/.sshx", 3 },
+		{ "/", 0 },
+	};
+	const struct dfa_rule marked[] = {
+		{ .glob = "/h/**", .grant = 3, .rule = 0 },
+		{ .glob = "/h/.ssh/**", .grant = MARK, .deny = 3, .rule = 1, .cover_dir = true },
+		{ .glob = "**/*.pem", .grant = MARK, .deny = 3, .rule = 2, .cover_dir = true },
+	};
+	struct dfa_rule plain[3];
+	memcpy(plain, marked, sizeof(plain));
+	plain[1].grant = plain[2].grant = 0;
+	for (int perms_only = 0; perms_only < 2; perms_only++) {
+		struct dfa_build_opts o = { .sz = sizeof(o), .kind = DFA_KIND_PATH,
+					    .perms_only = perms_only, .marks = MARK };
+		struct dfa *m = NULL, *p = NULL, *wide = NULL;
+		assert_int_equal(dfa_build(marked, 3, &o, &m, NULL), 0);
+		o.marks = 0;
+		assert_int_equal(dfa_build(plain, 3, &o, &p, NULL), 0);
+		assert_int_equal(dfa_marks_get(m), MARK);
+		for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			if (perms_of(m, rows[i].s) != rows[i].perms)
+				fail_msg("'%s': perms 0x%x, want 0x%x", rows[i].s, perms_of(m, rows[i].s),
+					 rows[i].perms);
+			assert_int_equal(perms_of(p, rows[i].s), rows[i].perms & ~MARK);
+		}
+		check_tables(m);
+		/* the marked child of the unmarked parent and the other way
+		 * round: no widening either way */
+		struct dfa_widening w;
+		assert_int_equal(dfa_widening_find(m, p, &w), 0);
+		assert_false(w.found);
+		dfa_widening_fini(&w);
+		assert_int_equal(dfa_widening_find(p, m, &w), 0);
+		assert_false(w.found);
+		dfa_widening_fini(&w);
+		/* the control: a marked child that also grants /etc/passwd */
+		struct dfa_rule more[4];
+		memcpy(more, marked, sizeof(marked));
+		more[3] = (struct dfa_rule){ .glob = "/etc/passwd", .grant = 1, .rule = 3 };
+		o.marks = MARK;
+		assert_int_equal(dfa_build(more, 4, &o, &wide, NULL), 0);
+		assert_int_equal(dfa_widening_find(wide, p, &w), 0);
+		assert_true(w.found);
+		assert_string_equal(w.example, "/etc/passwd");
+		assert_int_equal(w.extra, 1);
+		dfa_widening_fini(&w);
+		dfa_free(wide);
+		dfa_free(m);
+		dfa_free(p);
+	}
+}
+
 /* Entries may share a rule id (one policy rule lowered twice): the id is
  * named once. */
 static void test_dfa_shared_rule_id(void **state)
@@ -702,6 +773,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dfa_small),
 		cmocka_unit_test(test_dfa_cover_dir),
+		cmocka_unit_test(test_dfa_marks),
 		cmocka_unit_test(test_dfa_no_rules),
 		cmocka_unit_test(test_dfa_nul),
 		cmocka_unit_test(test_dfa_semantics),

@@ -10,6 +10,7 @@
  *   kill0     kill(getpid(), 0)                      task_kill
  *   chmod     chmod(FILE, 0644), its mode already    path_chmod, inode_setattr
  *   utimes    utimensat(FILE, NULL)                  inode_setattr
+ *   stat      stat(FILE)                             inode_getattr
  *   getpid    getpid()                               none: the baseline
  * FILE is a file of its own in the current directory.
  */
@@ -40,6 +41,10 @@ static int call(int which)
 		return chmod(file, 0644);
 	case 2:
 		return utimensat(AT_FDCWD, file, NULL, 0);
+	case 3: {
+		struct stat st;
+		return stat(file, &st);
+	}
 	default:
 		return (int)syscall(SYS_getpid) < 0;
 	}
@@ -47,7 +52,7 @@ static int call(int which)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = { "kill0", "chmod", "utimes", "getpid" };
+	static const char *const names[] = { "kill0", "chmod", "utimes", "stat", "getpid" };
 	long n = argc > 2 ? atol(argv[2]) : 100000;
 	if (argc < 2 || n <= 0) {
 		fprintf(stderr, "usage: bee-hookbench LABEL [N]\n");
@@ -59,7 +64,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
-	for (int w = 0; w < 4; w++) {
+	for (int w = 0; w < (int)(sizeof(names) / sizeof(names[0])); w++) {
 		double best = 0;
 		for (int round = 0; round < 5; round++) {
 			double t0 = now_ns();

@@ -105,6 +105,7 @@ static const struct op ops[] = {
 	{ "acl-default", 1, 1, try_acl_default, "DIR" },
 	{ "xattr-rm", 2, 2, try_xattr_rm, "PATH NAME" },
 	{ "xattr-get", 2, 2, try_xattr_get, "PATH NAME" },
+	{ "xattr-list", 1, 1, try_xattr_list, "PATH" },
 	{ "stat", 1, 1, try_stat, "PATH" },
 	{ "fstat-opath", 1, 1, try_fstat_opath, "PATH" },
 	{ "list", 1, 1, try_list, "DIR" },

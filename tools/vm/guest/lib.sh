@@ -135,6 +135,23 @@ session_end() {
 	eval "exec ${SESSION_FD_OUT:-8}<&-"
 }
 
+# children_of PID: the pids whose parent is PID
+children_of() {
+	for _c in /proc/[0-9]*; do
+		# the parent is the second field after the command's ')'
+		[ "$(sed 's/.*) //' "$_c/stat" 2>/dev/null | cut -d' ' -f2)" = "$1" ] && echo "${_c#/proc/}"
+	done
+}
+
+# session_tool_pid: the pid, as this script numbers it, of the tool of the
+# last session_start: bee-load's child is the session's init (pid 1 of its
+# own pid namespace, which is why the tool's `pid` answer is not ours), and
+# the tool is init's child. Empty when there is none.
+session_tool_pid() {
+	_init=$(children_of "$session_pid" | head -n 1)
+	[ -n "$_init" ] && children_of "$_init" | head -n 1
+}
+
 # session_cgroup PID: the cgroup v2 directory of a process
 session_cgroup() {
 	echo "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)"
@@ -231,13 +248,16 @@ policy_suite() {
 		bee_case check FAIL "bee-load check exited $_rc: $(printf '%s\n' "$_out" | grep '^backend bpf-lsm')"
 	fi
 
+	# the tool runs as 65534 (bee-load's default user when it runs as
+	# root): the home tree is its, so the policy refuses, not file modes
+	chown -R 65534:65534 /home/dev
 	SESSION_OPTS="--audit-log $_log"
 	session_start "$_pack" "$_tool" serve
 	_pid=$(ask pid)
 	_cg=""
 	case $_pid in
 	*[!0-9]* | "") ;;
-	*) _cg=$(session_cgroup "$_pid") ;;
+	*) _cg=$(session_cgroup "$(session_tool_pid)") ;;
 	esac
 	case $_cg in
 	/sys/fs/cgroup*/bee-*)

@@ -91,6 +91,7 @@ int try_acl_set(int argc, char **argv);
 int try_acl_default(int argc, char **argv);
 int try_xattr_rm(int argc, char **argv);
 int try_xattr_get(int argc, char **argv);
+int try_xattr_list(int argc, char **argv);
 int try_stat(int argc, char **argv);
 int try_fstat_opath(int argc, char **argv);
 int try_list(int argc, char **argv);

@@ -12,6 +12,7 @@
  *   acl-default DIR           setxattr system.posix_acl_default on a directory
  *   xattr-rm PATH NAME        removexattr(2)
  *   xattr-get PATH NAME       getxattr(2): OK (there is a value) or the errno
+ *   xattr-list PATH           listxattr(2): OK (there are names) or the errno
  *   stat PATH                 stat(2)
  *   fstat-opath PATH          open O_PATH (no file_open check), then fstat
  *   list DIR                  opendir and readdir: "LIST:<entries>" (without
@@ -117,6 +118,15 @@ int try_xattr_get(int argc, char **argv)
 	(void)argc;
 	char buf[256];
 	return try_answer(getxattr(argv[1], argv[2], buf, sizeof(buf)) < 0 ? errno : 0);
+}
+
+int try_xattr_list(int argc, char **argv)
+{
+	(void)argc;
+	char buf[1024];
+	ssize_t n = listxattr(argv[1], buf, sizeof(buf));
+	/* an empty list would not tell a refusal's control from a missing ACL */
+	return try_answer(n < 0 ? errno : n == 0 ? ENODATA : 0);
 }
 
 int try_stat(int argc, char **argv)

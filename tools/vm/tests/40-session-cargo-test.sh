@@ -17,7 +17,9 @@ read-dotenv         EACCES OK  open /home/dev/src/app/.env r             | FileS
 read-pem            EACCES OK  open /home/dev/src/app/certs/server.pem r | FileSystem Read /home/dev/src/app/certs/server.pem Deny
 read-not-granted    EACCES OK  open /home/dev/notes.txt r                | FileSystem Read /home/dev/notes.txt Deny
 write-target        OK     OK  open /home/dev/src/app/target/out.txt w
-write-source        EACCES OK  open /home/dev/src/app/src/main.rs w      | FileSystem Write /home/dev/src/app/src/main.rs Deny
+# the session's mount namespace is read-only outside the write grants'
+# directories: EROFS before file_open, so no record
+write-source        EROFS  OK  open /home/dev/src/app/src/main.rs w
 exec-toolchain      OK     OK  run /home/dev/.cargo/bin/rustc pid        | Process Execute /home/dev/.cargo/bin/rustc Allow
 exec-test-binary    OK     OK  run /home/dev/src/app/target/debug/deps/app-test pid | Process Execute /home/dev/src/app/target/debug/deps/app-test Allow
 exec-not-granted    EACCES OK  run /usr/local/bin/true                   | Process Execute /usr/local/bin/true Deny

@@ -17,7 +17,9 @@ policy_suite fetcher /usr/bin/curl "PATH HOME" <<'ROWS'
 read-hosts          OK     OK  open /etc/hosts r                       | FileSystem Read /etc/hosts Allow
 read-project        EACCES OK  open /home/dev/src/app/README.md r      | FileSystem Read /home/dev/src/app/README.md Deny
 write-downloads     OK     OK  open /home/dev/src/app/downloads/asset.tar w | FileSystem Write /home/dev/src/app/downloads/asset.tar Allow
-write-hosts         EACCES OK  open /etc/hosts w                       | FileSystem Write /etc/hosts Deny
+# root's file, mode 0644: the tool (65534) is refused by the mode before
+# file_open, so no record
+write-hosts         EACCES OK  open /etc/hosts w
 exec-curl           OK     OK  run /usr/bin/curl pid                   | Process Execute /usr/bin/curl Allow
 exec-cat            EACCES OK  run /usr/bin/cat /etc/hosts             | Process Execute /usr/bin/cat Deny
 connect-github      OK     OK  connect 140.82.112.1:443                | Network Connect 140.82.112.1:443 Allow

@@ -19,7 +19,9 @@ read-ssh            EACCES OK  open /home/dev/.ssh/id_rsa r            | FileSys
 read-dotenv         EACCES OK  open /home/dev/src/app/.env r           | FileSystem Read /home/dev/src/app/.env Deny
 read-not-granted    EACCES OK  open /home/dev/notes.txt r              | FileSystem Read /home/dev/notes.txt Deny
 read-passwd         OK     OK  open /etc/passwd r                      | FileSystem Read /etc/passwd Allow
-write-passwd        EACCES OK  open /etc/passwd w                      | FileSystem Write /etc/passwd Deny
+# root's file, mode 0644: the tool (65534) is refused by the mode before
+# file_open, so no record
+write-passwd        EACCES OK  open /etc/passwd w
 write-project       OK     OK  open /home/dev/src/app/src/main.rs w    | FileSystem Write /home/dev/src/app/src/main.rs Allow
 write-git-config    OK     OK  open /home/dev/src/app/.git/config w    | FileSystem Write /home/dev/src/app/.git/config Allow
 write-git-hook      EACCES OK  open /home/dev/src/app/.git/hooks/pre-commit w | FileSystem Write /home/dev/src/app/.git/hooks/pre-commit Deny

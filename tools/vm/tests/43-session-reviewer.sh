@@ -17,8 +17,10 @@ read-pem            EACCES OK  open /home/dev/src/app/certs/server.pem r | FileS
 read-ssh-key        EACCES OK  open /home/dev/.ssh/id_rsa r            | FileSystem Read /home/dev/.ssh/id_rsa Deny
 read-dev-null       OK     OK  open /dev/null r
 write-dev-null      EACCES OK  open /dev/null w                        | FileSystem Write /dev/null Deny
-write-project       EACCES OK  open /home/dev/src/app/README.md w      | FileSystem Write /home/dev/src/app/README.md Deny
-truncate-open       EACCES OK  open /home/dev/src/app/src/main.rs wt   | FileSystem Write /home/dev/src/app/src/main.rs Deny
+# the session's mount namespace is read-only outside the write grants'
+# directories: EROFS before file_open, so no record
+write-project       EROFS  OK  open /home/dev/src/app/README.md w
+truncate-open       EROFS  OK  open /home/dev/src/app/src/main.rs wt
 exec-cat            OK     OK  run /usr/bin/cat /home/dev/src/app/README.md | Process Execute /usr/bin/cat Allow | FileSystem Read /home/dev/src/app/README.md Allow
 exec-sh             EACCES OK  run /usr/bin/sh -c true                 | Process Execute /usr/bin/sh Deny
 connect-no-net      EPERM  OK  connect 127.0.0.1:443                   | Network Connect 127.0.0.1:443 Deny

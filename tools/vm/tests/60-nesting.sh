@@ -53,7 +53,7 @@ session_start /bee/packs/vm/nest-parent.bpfpack /nest/bin/tool serve
 p_pid=$session_pid
 p_dir=$session_dir
 ppid=$(ask pid)
-pcg=$(session_cgroup "$ppid")
+pcg=$(session_cgroup "$(session_tool_pid)")
 pid_=${pcg##*-}
 case $pcg in
 /sys/fs/cgroup/bee-vm-nest-parent-*) ;;
@@ -99,7 +99,7 @@ if [ "$wide_ran" = 1 ]; then
 	wa=$(ask open /nest/both.txt r)
 	wb=$(ask open /nest/wide-only.txt r)
 	wn=$(ask connect 127.0.0.1:47402)
-	wcg=$(session_cgroup "$wpid")
+	wcg=$(session_cgroup "$(session_tool_pid)")
 fi
 session_end
 w_rc=$session_rc
@@ -108,7 +108,7 @@ w_said=$(grep -v '^OK$' "$session_dir/err" | tail -n 2 | tr '\n' ' ')
 SESSION_OPTS="--state-dir /nest/run/state --audit-log /nest/run/child.jsonl"
 session_start /bee/packs/vm/nest-child.bpfpack /nest/bin/tool serve
 cpid=$(ask pid)
-ccg=$(session_cgroup "$cpid")
+ccg=$(session_cgroup "$(session_tool_pid)")
 case $ccg in
 "$pcg"/bee-vm-nest-child-*)
 	bee_case joined-start PASS "the child's tool (pid $cpid) runs in $ccg, below the parent's cgroup" ;;

@@ -20,6 +20,7 @@ control fstat-opath-readable OK fstat-opath /esc/ro/file
 # a directory below a read grant (a grant of X/** reads what is below X)
 control list-readable LIST:1 list /esc/ro/dir
 control xattr-get-readable OK xattr-get /esc/ro/acl system.posix_acl_access
+control xattr-list-readable OK xattr-list /esc/ro/acl
 control inotify-readable OK inotify /esc/ro/file
 control fanotify-readable OK fanotify /esc/ro/file
 control read-readable READ:keep-file read /esc/ro/file
@@ -31,6 +32,7 @@ simple fstat-opath-denied EACCES SETUP:EACCES -- fstat-opath /esc/secret/key
 simple list-denied-dir EACCES -- list /esc/secret
 simple list-denied-subdir EACCES -- list /esc/secret/dir
 simple xattr-get-denied EACCES -- xattr-get /esc/secret/key system.posix_acl_access
+simple xattr-list-denied EACCES -- xattr-list /esc/secret/key
 simple inotify-denied EACCES -- inotify /esc/secret/key
 simple inotify-denied-dir EACCES -- inotify /esc/secret
 simple fanotify-denied EACCES -- fanotify /esc/secret/key
@@ -38,4 +40,4 @@ simple read-denied EACCES -- read /esc/secret/key
 
 session_end
 bee_case control-session-exit "$([ "$session_rc" -eq 0 ] && echo PASS || echo FAIL)" "bee-load exited $session_rc (want 0): $(tail -n 2 "$session_dir/err" | tr '\n' ' ')"
-escape_tally 11
+escape_tally 12
