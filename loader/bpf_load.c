@@ -122,7 +122,7 @@ static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bo
 	/* without the LSM programs, the maps only they use are not made (nor
 	 * pinned): each costs a map creation and a pin at every launch */
 	static const char *const lsm_only[] = { "bee_self_cg", "bee_guard", "bee_sb", "bee_walk",
-						"bee_inode", "bee_task" };
+						"bee_inode", "bee_task", "bee_fs", "bee_exec" };
 	for (size_t i = 0; !lsm && i < sizeof(lsm_only) / sizeof(lsm_only[0]); i++) {
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, lsm_only[i]);
 		if (map && bpf_map__set_autocreate(map, false) < 0)
@@ -195,6 +195,9 @@ static int fill_maps(struct bee_bpf *b, const struct bee_pack *p, const struct b
 		const struct bee_mf_map *mm = &m->maps[i];
 		if (!mm->image)
 			continue;
+		const struct bpf_map *made = bpf_object__find_map_by_name(b->obj, mm->name);
+		if (made && !bpf_map__autocreate(made))
+			continue;       /* only the LSM programs read it: not made here */
 		const struct bee_pack_section_info *s = bee_pack_image(p, mm->image);
 		int fd = map_fd(b->obj, mm->name, e);
 		if (fd < 0)

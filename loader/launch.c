@@ -264,6 +264,7 @@ struct child_plan {
 	int report_parent;          /* bee-load's end (closed in init) */
 	int status, status_parent;  /* the status pipe's ends */
 	int last_cap;
+	int memfd_noexec;           /* /proc/sys/vm/memfd_noexec, opened here; -1: none */
 	bool fault_namespace;       /* test builds: BEE_FAULT=namespace */
 };
 
@@ -455,20 +456,16 @@ static void init_main(const struct child_plan *cp)
 	if (unshare(CLONE_NEWCGROUP) < 0)
 		child_fail(fd, BEE_STAGE_NAMESPACE, "unshare cgroup");
 	/* memfds of this pid namespace cannot be executed (vm.memfd_noexec 2,
-	 * kernel 6.3+, a setting of the pid namespace): Landlock never
-	 * checks the kernel's internal mounts where they live. Before 6.3
-	 * only bpf-lsm's bprm hook refuses them. */
-	int mfd = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC);
-	if (mfd >= 0) {
-		ssize_t w = write(mfd, "2", 1);
-		int werr = errno;
-		close(mfd);
-		if (w != 1) {
-			errno = werr;
+	 * kernel 6.3+, a setting of the writer's pid namespace): Landlock
+	 * never checks the kernel's internal mounts where they live. Before
+	 * 6.3 only bpf-lsm's bprm hook refuses them. The file was opened in
+	 * bee-load: init runs under the session's hooks, which would refuse
+	 * the open. */
+	if (cp->memfd_noexec >= 0) {
+		ssize_t w = pwrite(cp->memfd_noexec, "2", 1, 0);
+		if (w != 1)
 			child_fail(fd, BEE_STAGE_NAMESPACE, "memfd_noexec");
-		}
-	} else if (errno != ENOENT) {
-		child_fail(fd, BEE_STAGE_NAMESPACE, "memfd_noexec");
+		close(cp->memfd_noexec);
 	}
 	if (cp->l->mountns) {
 		const char *what = "mount namespace";
@@ -553,7 +550,12 @@ int bee_launch(const struct bee_launch *l, struct bee_launched *out, struct bee_
 				"'%s': %s", l->argv[0], strerror(-err));
 	}
 	struct child_plan cp = { .l = l, .pl = &pl, .last_cap = cap_last(),
+				 .memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
 				 .fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0 };
+	if (cp.memfd_noexec < 0 && errno != ENOENT) {
+		err = bee_fail(e, BEE_STAGE_NAMESPACE, -errno, "/proc/sys/vm/memfd_noexec: %s", strerror(errno));
+		goto out;
+	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
 	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0 || pipe2(sp, O_CLOEXEC) < 0) {
 		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "report socket: %s", strerror(errno));
@@ -627,6 +629,8 @@ out:
 	}
 	if (pidfd >= 0)
 		close(pidfd);
+	if (cp.memfd_noexec >= 0)
+		close(cp.memfd_noexec);
 	exec_plan_fini(&pl);
 	return err;
 }
