@@ -435,6 +435,22 @@ alive() {
 	[ -n "$_st" ] && [ "$_st" != Z ] && [ "$_st" != X ]
 }
 
+# escape_session_start: a session of the 71-escape-* suites' policy
+# (escape-guard, SESSION_OPTS as set), whose tool /esc/bin/driver serves
+# requests. Sets tpid (the tool's own pid answer), hpid (its pid here), cg
+# (its cgroup) and sid, or fails the script with what bee-load said.
+escape_session_start() {
+	session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
+	tpid=$(ask pid)
+	hpid=$(tool_pid /esc/bin/driver)
+	cg=$(session_cgroup "${hpid:-0}")
+	case $cg in
+	*/bee-vm-escape-guard-*) ;;
+	*) fail "the session did not start (tool '$tpid', cgroup '$cg'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')" ;;
+	esac
+	sid=${cg##*-}
+}
+
 # escape_tree: /esc as the 71-escape-* suites want it (a tmpfs of its own
 # where there is none, so that ACLs work on every kernel). The tool runs as
 # 65534:65534 (bee-load's default user when it runs as root): it owns

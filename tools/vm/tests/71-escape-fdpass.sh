@@ -14,9 +14,7 @@ escape_tree || fail "cannot lay out /esc"
 bee-fdsend --listen /esc/allowed/outside-fd.sock >"$BEE_TMP/fdsrv.out" 2>&1 &
 srv=$!
 trap 'kill "$srv" 2>/dev/null' EXIT
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-[ -n "$(tool_pid /esc/bin/driver)" ] || fail "the session did not start (tool '$tpid'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
+escape_session_start
 
 # pass SOCK FILE: bee-fdsend connects to the tool's socket SOCK and sends
 # FILE; the tool's word is the answer

@@ -11,9 +11,7 @@
 trap '' PIPE
 
 escape_tree || fail "cannot lay out /esc"
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-[ -n "$(tool_pid /esc/bin/driver)" ] || fail "the session did not start (tool '$tpid'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
+escape_session_start
 
 control stat-readable OK stat /esc/ro/file
 control fstat-opath-readable OK fstat-opath /esc/ro/file

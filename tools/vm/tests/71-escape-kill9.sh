@@ -13,12 +13,7 @@ trap '' PIPE
 escape_tree || fail "cannot lay out /esc"
 log=/esc/allowed/k9.audit.jsonl
 SESSION_OPTS="--audit-log $log"
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-hpid=$(tool_pid /esc/bin/driver)
-cg=$(session_cgroup "${hpid:-0}")
-case $cg in */bee-vm-escape-guard-*) ;; *) fail "the session did not start (tool '$tpid', cgroup '$cg'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')" ;; esac
-sid=${cg##*-}
+escape_session_start
 g=$(ask daemon)
 ask read /esc/secret/key >/dev/null   # a denial in the log before the kill
 procs=$(tr '\n' ' ' <"$cg/cgroup.procs")

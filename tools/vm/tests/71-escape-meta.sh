@@ -10,9 +10,7 @@
 trap '' PIPE
 
 escape_tree || fail "cannot lay out /esc"
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-[ -n "$(tool_pid /esc/bin/driver)" ] || fail "the session did not start (tool '$tpid'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
+escape_session_start
 
 control chmod-own OK chmod-to /esc/allowed/own 640
 control chown-own OK chown-to /esc/allowed/own 65534 65534

@@ -31,13 +31,7 @@ echo "$same_pid" >"$other/cgroup.procs" || fail "cannot move the outside process
 
 log=/esc/allowed/audit.jsonl
 SESSION_OPTS="--audit-log $log"
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-hpid=$(tool_pid /esc/bin/driver)
-cg=$(session_cgroup "${hpid:-0}")
-case $cg in */bee-vm-escape-guard-*) ;; *) cg="" ;; esac
-[ -n "$cg" ] || fail "the session did not start (tool '$tpid'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
-sid=${cg##*-}
+escape_session_start
 pins=/sys/fs/bpf/bee/$sid
 reg=/run/bee/sessions/$sid.json
 echo "session $sid: tool $hpid (in the session: $tpid), cgroup $cg, pins $pins, backend $BEE_BACKEND"

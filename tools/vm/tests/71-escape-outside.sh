@@ -24,10 +24,7 @@ for _ in 1 2 3 4 5 6 7 8 9 10; do
 done
 grep -q SLEEPING "$BEE_TMP/same.out" || fail "the outside process of uid 65534 did not start: $(cat "$BEE_TMP/same.out")"
 
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-hpid=$(tool_pid /esc/bin/driver)
-[ -n "$hpid" ] || fail "the session did not start (tool '$tpid'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
+escape_session_start
 lpid=$session_pid
 own_ns=0
 [ "$(readlink "/proc/$hpid/ns/pid")" != "$(readlink /proc/self/ns/pid)" ] && own_ns=1

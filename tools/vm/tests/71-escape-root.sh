@@ -15,12 +15,7 @@ mkdir -p "$other"
 listen_start 127.0.0.1:47200 || fail "no listener on 127.0.0.1:47200"
 trap 'listen_stop; rmdir "$other" 2>/dev/null' EXIT
 SESSION_OPTS="--user root"
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-hpid=$(tool_pid /esc/bin/driver)
-cg=$(session_cgroup "${hpid:-0}")
-case $cg in */bee-vm-escape-guard-*) ;; *) fail "the session did not start (tool '$tpid', cgroup '$cg'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')" ;; esac
-sid=${cg##*-}
+escape_session_start
 pins=/sys/fs/bpf/bee/$sid
 
 control uid UID:0:0 uid

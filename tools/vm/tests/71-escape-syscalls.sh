@@ -13,9 +13,7 @@ trap '' PIPE
 
 escape_tree || fail "cannot lay out /esc"
 mkdir -p /esc/allowed/mnt
-session_start /bee/packs/vm/escape-guard.bpfpack /esc/bin/driver serve
-tpid=$(ask pid)
-[ -n "$(tool_pid /esc/bin/driver)" ] || fail "the session did not start (tool '$tpid'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')"
+escape_session_start
 
 control personality-linux OK personality 0
 control socket-tcp OK socket inet stream 0
