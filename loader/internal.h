@@ -237,6 +237,13 @@ struct bee_ll_prefix {
  * -> "/tmp"), for a literal the path itself. Returns how many (distinct),
  * or -EINVAL (not absolute), -E2BIG (more than max), -ENAMETOOLONG. */
 int bee_landlock_write_prefixes(const char *glob, struct bee_ll_prefix *out, size_t max);
+/* Calls fn for each literal prefix of each [fs] write rule of the manifest
+ * (the Landlock hardening and the mount namespace both start there). A
+ * rule without one fails in stage st; fn returns 0 to go on or a negative
+ * errno (having filled e) to stop. */
+typedef int (*bee_write_prefix_fn)(void *ctx, const struct bee_mf_rule *r, const struct bee_ll_prefix *px);
+int bee_write_prefixes_each(const struct bee_manifest *m, enum bee_stage st, bee_write_prefix_fn fn, void *ctx,
+			    struct bee_error *e);
 uint64_t bee_landlock_hardening_handled(int abi);
 int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *fd, bee_warn_fn warn,
 			   void *warn_ctx, struct bee_error *e);

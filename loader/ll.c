@@ -486,7 +486,53 @@ static int harden_add(int rfd, const char *path, uint64_t access, unsigned rule,
 	return err;
 }
 
-#define LL_HARDEN_PREFIXES_MAX 64
+struct harden_ctx {
+	int rfd;
+	uint64_t handled, beneath;
+	bee_warn_fn warn;
+	void *warn_ctx;
+	struct bee_error *e;
+};
+
+/* One write prefix's namespace rights (bee_write_prefixes_each's fn). */
+static int harden_prefix(void *ctx, const struct bee_mf_rule *r, const struct bee_ll_prefix *px)
+{
+	struct harden_ctx *h = ctx;
+	const char *path = px->path;
+	struct stat st;
+	if (!px->literal) {
+		bool missing = stat(path, &st) < 0;
+		if (missing || !S_ISDIR(st.st_mode)) {
+			bee_warnf(h->warn, h->warn_ctx,
+				  "landlock hardening: rule %u 'fs.write %s': '%s' %s at launch: no "
+				  "file can be created, removed or renamed beneath it",
+				  r->index, r->text, path,
+				  missing ? "cannot be found" : "is not a directory");
+			return 0;
+		}
+		return harden_add(h->rfd, path, h->beneath, r->index, h->e);
+	}
+	if (stat(path, &st) == 0) {
+		uint64_t file = h->handled & (LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
+		return S_ISDIR(st.st_mode) || !file ? 0 : harden_add(h->rfd, path, file, r->index, h->e);
+	}
+	/* missing: it may be created, nothing else in its directory */
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		bee_warnf(h->warn, h->warn_ctx,
+			  "landlock hardening: rule %u 'fs.write %s': neither it nor '%s' exists "
+			  "at launch: it cannot be created",
+			  r->index, r->text, dir);
+		return 0;
+	}
+	return harden_add(h->rfd, dir, LANDLOCK_ACCESS_FS_MAKE_REG, r->index, h->e);
+}
 
 int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_warn_fn warn,
 			   void *warn_ctx, struct bee_error *e)
@@ -505,70 +551,41 @@ int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_
 		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "landlock_create_ruleset (ABI %d): %s", abi,
 				strerror(-err));
 	}
-	struct bee_ll_prefix *px = calloc(LL_HARDEN_PREFIXES_MAX, sizeof(*px));
-	if (!px) {
+	struct harden_ctx h = { .rfd = rfd, .handled = handled, .beneath = beneath, .warn = warn,
+				.warn_ctx = warn_ctx, .e = e };
+	/* fail closed: a write rule whose prefix cannot be found would be
+	 * refused namespace changes it may need, or worse, guessed */
+	if ((err = bee_write_prefixes_each(m, BEE_STAGE_LANDLOCK, harden_prefix, &h, e)) < 0) {
 		close(rfd);
-		return bee_fail(e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
+		return err;
 	}
-	for (size_t i = 0; i < m->nrules; i++) {
+	*out = rfd;
+	return 0;
+}
+
+#define WRITE_PREFIXES_MAX 64
+
+int bee_write_prefixes_each(const struct bee_manifest *m, enum bee_stage st, bee_write_prefix_fn fn, void *ctx,
+			    struct bee_error *e)
+{
+	struct bee_ll_prefix *px = calloc(WRITE_PREFIXES_MAX, sizeof(*px));
+	if (!px)
+		return bee_fail(e, st, -ENOMEM, "out of memory");
+	int err = 0;
+	for (size_t i = 0; i < m->nrules && !err; i++) {
 		const struct bee_mf_rule *r = &m->rules[i];
 		if (strcmp(r->domain, "fs") != 0 || strcmp(r->kind, "write") != 0)
 			continue;
-		int n = bee_landlock_write_prefixes(r->text, px, LL_HARDEN_PREFIXES_MAX);
+		int n = bee_landlock_write_prefixes(r->text, px, WRITE_PREFIXES_MAX);
 		if (n < 0) {
-			/* fail closed: a write rule whose prefix cannot be found would
-			 * be refused namespace changes it may need, or worse, guessed */
-			err = bee_fail(e, BEE_STAGE_LANDLOCK, n, "rule %u 'fs.write %s': no literal prefix: %s",
-				       r->index, r->text, strerror(-n));
-			goto fail;
+			err = bee_fail(e, st, n, "rule %u 'fs.write %s': no literal prefix: %s", r->index, r->text,
+				       strerror(-n));
+			break;
 		}
-		for (int k = 0; k < n; k++) {
-			const char *path = px[k].path;
-			struct stat st;
-			if (!px[k].literal) {
-				bool missing = stat(path, &st) < 0;
-				if (missing || !S_ISDIR(st.st_mode)) {
-					bee_warnf(warn, warn_ctx,
-						  "landlock hardening: rule %u 'fs.write %s': '%s' %s at launch: no "
-						  "file can be created, removed or renamed beneath it",
-						  r->index, r->text, path,
-						  missing ? "cannot be found" : "is not a directory");
-					continue;
-				}
-				if ((err = harden_add(rfd, path, beneath, r->index, e)) < 0)
-					goto fail;
-			} else if (stat(path, &st) == 0) {
-				uint64_t file = handled & (LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
-				if (!S_ISDIR(st.st_mode) && file &&
-				    (err = harden_add(rfd, path, file, r->index, e)) < 0)
-					goto fail;
-			} else {
-				/* missing: it may be created, nothing else in its directory */
-				char dir[PATH_MAX];
-				snprintf(dir, sizeof(dir), "%s", path);
-				char *slash = strrchr(dir, '/');
-				if (slash == dir)
-					slash[1] = '\0';
-				else
-					*slash = '\0';
-				if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-					bee_warnf(warn, warn_ctx,
-						  "landlock hardening: rule %u 'fs.write %s': neither it nor '%s' exists "
-						  "at launch: it cannot be created",
-						  r->index, r->text, dir);
-					continue;
-				}
-				if ((err = harden_add(rfd, dir, LANDLOCK_ACCESS_FS_MAKE_REG, r->index, e)) < 0)
-					goto fail;
-			}
-		}
+		for (int k = 0; k < n && !err; k++)
+			err = fn(ctx, r, &px[k]);
 	}
 	free(px);
-	*out = rfd;
-	return 0;
-fail:
-	free(px);
-	close(rfd);
 	return err;
 }
 

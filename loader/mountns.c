@@ -47,7 +47,6 @@
 
 /* write prefixes a session may have (each is a descriptor on init's stack) */
 #define MOUNTNS_WRITES_MAX 64
-#define MOUNTNS_PREFIXES_MAX 64
 
 struct path_list {
 	char **v;
@@ -151,46 +150,48 @@ static int write_place(const struct bee_ll_prefix *px, char *out)
 	}
 }
 
+struct write_ctx {
+	struct bee_mountns *ns;
+	struct path_list *all;
+	char *place;                /* PATH_MAX bytes */
+	struct bee_error *e;
+};
+
+/* One write prefix's place (bee_write_prefixes_each's fn). */
+static int plan_write(void *ctx, const struct bee_mf_rule *r, const struct bee_ll_prefix *px)
+{
+	struct write_ctx *w = ctx;
+	int err = write_place(px, w->place);
+	if (err < 0)
+		return bee_fail(w->e, BEE_STAGE_NAMESPACE, err, "rule %u 'fs.write %s': '%s': %s", r->index, r->text,
+				px->path, strerror(-err));
+	if (!*w->place)
+		return 0;
+	if (path_under(w->place, "/proc")) {
+		w->ns->proc_rw = true;
+		return 0;
+	}
+	/* bee's own objects stay hidden, whatever a grant says */
+	for (size_t c = 0; c < w->ns->covers.n; c++)
+		if (path_under(w->place, w->ns->covers.v[c]))
+			return 0;
+	if ((err = list_add(w->all, w->place)) < 0)
+		return bee_fail(w->e, BEE_STAGE_NAMESPACE, err, "out of memory");
+	return 0;
+}
+
 static int plan_writes(const struct bee_manifest *m, struct bee_mountns *ns, struct bee_error *e)
 {
-	struct bee_ll_prefix *px = calloc(MOUNTNS_PREFIXES_MAX, sizeof(*px));
 	char *place = malloc(PATH_MAX);
 	struct path_list all = { 0 };
 	int err = 0;
-	if (!px || !place) {
+	if (!place) {
 		err = bee_fail(e, BEE_STAGE_NAMESPACE, -ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < m->nrules; i++) {
-		const struct bee_mf_rule *r = &m->rules[i];
-		if (strcmp(r->domain, "fs") != 0 || strcmp(r->kind, "write") != 0)
-			continue;
-		int n = bee_landlock_write_prefixes(r->text, px, MOUNTNS_PREFIXES_MAX);
-		if (n < 0) {
-			err = bee_fail(e, BEE_STAGE_NAMESPACE, n, "rule %u 'fs.write %s': no literal prefix: %s",
-				       r->index, r->text, strerror(-n));
-			goto out;
-		}
-		for (int k = 0; k < n; k++) {
-			if ((err = write_place(&px[k], place)) < 0) {
-				bee_fail(e, BEE_STAGE_NAMESPACE, err, "rule %u 'fs.write %s': '%s': %s", r->index,
-					 r->text, px[k].path, strerror(-err));
-				goto out;
-			}
-			if (!*place)
-				continue;
-			if (path_under(place, "/proc")) {
-				ns->proc_rw = true;
-				continue;
-			}
-			bool covered = false;
-			for (size_t c = 0; c < ns->covers.n; c++)
-				covered |= path_under(place, ns->covers.v[c]);
-			/* bee's own objects stay hidden, whatever a grant says */
-			if (!covered && (err = list_add(&all, place)) < 0)
-				goto oom;
-		}
-	}
+	struct write_ctx w = { .ns = ns, .all = &all, .place = place, .e = e };
+	if ((err = bee_write_prefixes_each(m, BEE_STAGE_NAMESPACE, plan_write, &w, e)) < 0)
+		goto out;
 	/* sorted, a prefix below another dropped: the clone of the upper one
 	 * holds it */
 	if (all.n)
@@ -217,7 +218,6 @@ oom:
 out:
 	list_fini(&all);
 	free(place);
-	free(px);
 	return err;
 }
 

@@ -156,6 +156,17 @@ int try_unshare(int argc, char **argv)
 	return try_answer(WEXITSTATUS(st));
 }
 
+/* The word of a raw clone's return c: the child leaves at once. */
+static int clone_answer(long c)
+{
+	if (c < 0)
+		return try_answer(errno);
+	if (c == 0)
+		_exit(0);
+	waitpid((pid_t)c, NULL, 0);
+	return try_answer(0);
+}
+
 int try_clone(int argc, char **argv)
 {
 	(void)argc;
@@ -163,12 +174,7 @@ int try_clone(int argc, char **argv)
 	if (!f)
 		return 2;
 	long c = syscall(SYS_clone, (unsigned long)(f | SIGCHLD), NULL, NULL, NULL, NULL);
-	if (c < 0)
-		return try_answer(errno);
-	if (c == 0)
-		_exit(0);
-	waitpid((pid_t)c, NULL, 0);
-	return try_answer(0);
+	return clone_answer(c);
 }
 
 int try_clone3(int argc, char **argv)
@@ -179,12 +185,7 @@ int try_clone3(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	a.exit_signal = SIGCHLD;
 	long c = syscall(SYS_clone3, &a, sizeof(a));
-	if (c < 0)
-		return try_answer(errno);
-	if (c == 0)
-		_exit(0);
-	waitpid((pid_t)c, NULL, 0);
-	return try_answer(0);
+	return clone_answer(c);
 }
 
 int try_keyctl(int argc, char **argv)
