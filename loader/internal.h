@@ -203,7 +203,8 @@ struct bee_ll_late {
 	char *path;
 	unsigned rule;
 	bool beneath;
-	uint64_t dir_access, file_access;
+	uint32_t perms;                     /* the rule's IR_PERM_* */
+	uint64_t handled;                   /* the ruleset's handled rights */
 };
 
 struct bee_ll_lates {

@@ -112,6 +112,13 @@ static uint64_t ll_rights(uint32_t perms, bool dir)
 	return a;
 }
 
+/* What a rule of these permissions grants on a directory or a file (a
+ * file takes only the file rights) of the ruleset's handled rights. */
+static uint64_t ll_rule_access(uint32_t perms, bool dir, uint64_t handled)
+{
+	return ll_rights(perms, dir) & handled & (dir ? ~0ULL : LL_FS_FILE_RIGHTS);
+}
+
 /* A ruleset handling the file-system rights handled, scoping abstract
  * UNIX sockets and signals from ABI 6; the attr size says which fields
  * the kernel reads. */
@@ -151,8 +158,8 @@ static int ll_late_push(struct bee_ll_lates *late, const struct bee_mf_ll_rule *
 		return -ENOMEM;
 	l->rule = r->rule;
 	l->beneath = r->beneath;
-	l->dir_access = ll_rights(r->perms, true) & handled;
-	l->file_access = ll_rights(r->perms, false) & handled & LL_FS_FILE_RIGHTS;
+	l->perms = r->perms;
+	l->handled = handled;
 	late->n++;
 	return 0;
 }
@@ -189,7 +196,7 @@ int bee_landlock_late_add(int rfd, const struct bee_ll_lates *late, const char *
 			}
 			continue;
 		}
-		struct ll_path_beneath pb = { .allowed_access = dir ? l->dir_access : l->file_access,
+		struct ll_path_beneath pb = { .allowed_access = ll_rule_access(l->perms, dir, l->handled),
 					      .parent_fd = pfd };
 		int r = pb.allowed_access ? (int)syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0)
 					  : 0;
@@ -265,7 +272,7 @@ int bee_landlock_ruleset_late(const struct bee_manifest *m, int abi, int *out, s
 			continue;
 		}
 		struct ll_path_beneath pb = {
-			.allowed_access = ll_rights(r->perms, dir) & handled & (dir ? ~0ULL : LL_FS_FILE_RIGHTS),
+			.allowed_access = ll_rule_access(r->perms, dir, handled),
 			.parent_fd = pfd,
 		};
 		if (pb.allowed_access &&
