@@ -181,6 +181,21 @@ int diff_print_text(const struct diff *d, FILE *out)
 	return MEM_PROTECT(-ENOMEM, (diff_print_text_body(d, out), 0));
 }
 
+/* The JSON of the rule that decided an entry: where it is, its key, its text. */
+static json_t *rule_json(struct loc loc, const char *kind, const char *text)
+{
+	unsigned line = 0, col = 0;
+	if (loc.src)
+		loc_linecol(loc, &line, &col);
+	json_t *rule = jx(json_object());
+	jx_set(rule, "file", json_string(loc.src ? loc.src->name : ""));
+	jx_set(rule, "line", json_integer(line));
+	jx_set(rule, "column", json_integer(col));
+	jx_set(rule, "kind", json_string(kind));
+	jx_set(rule, "text", json_string(text));
+	return rule;
+}
+
 static void diff_print_json_body(const struct diff *d, FILE *out)
 {
 	json_t *root = jx(json_object()), *added = jx(json_array()), *removed = jx(json_array());
@@ -194,30 +209,10 @@ static void diff_print_json_body(const struct diff *d, FILE *out)
 		jx_set(o, "access", json_string(sp ? sp + 1 : what));
 		jx_set(o, "example", json_string(example));
 		const struct ir_rule *r = e->syscall ? NULL : e->w.child_rule;
-		if (e->syscall) {
-			unsigned line = 0, col = 0;
-			if (e->group_loc.src)
-				loc_linecol(e->group_loc, &line, &col);
-			json_t *rule = jx(json_object());
-			jx_set(rule, "file", json_string(e->group_loc.src ? e->group_loc.src->name : ""));
-			jx_set(rule, "line", json_integer(line));
-			jx_set(rule, "column", json_integer(col));
-			jx_set(rule, "kind", json_string("allow"));
-			jx_set(rule, "text", json_string(bee_syscall_groups[e->group].name));
-			jx_set(o, "rule", rule);
-		}
-		if (r) {
-			unsigned line = 0, col = 0;
-			if (r->loc.src)
-				loc_linecol(r->loc, &line, &col);
-			json_t *rule = jx(json_object());
-			jx_set(rule, "file", json_string(r->loc.src ? r->loc.src->name : ""));
-			jx_set(rule, "line", json_integer(line));
-			jx_set(rule, "column", json_integer(col));
-			jx_set(rule, "kind", json_string(ir_rule_kind_key(r->kind)));
-			jx_set(rule, "text", json_string(r->text));
-			jx_set(o, "rule", rule);
-		}
+		if (e->syscall)
+			jx_set(o, "rule", rule_json(e->group_loc, "allow", bee_syscall_groups[e->group].name));
+		else if (r)
+			jx_set(o, "rule", rule_json(r->loc, ir_rule_kind_key(r->kind), r->text));
 		jx_push(e->added ? added : removed, o);
 	}
 	jx_set(root, "added", added);
