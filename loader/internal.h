@@ -419,34 +419,60 @@ void bee_seccomp_fini(struct bee_seccomp *f);
 struct bee_launch {
 	const char *const *argv;
 	char *const *envp;
-	int cgroup_fd;
 	int ruleset_fd;             /* -1: no Landlock */
 	unsigned ll_flags;
-	const struct bee_mountns *mountns;   /* NULL: the launcher's mount namespace */
 	const struct bee_user *user;         /* NULL or !change: bee-load's ids */
-	const struct sock_fprog *seccomp;    /* NULL: no filter */
-	const struct bee_ll_lates *ll_late;  /* NULL: none; added by init to ruleset_fd */
+	const struct bee_ll_lates *ll_late;  /* NULL: none; added by the tool to ruleset_fd */
 };
 
-/* What bee_launch started: the session's init (pid 1 of its pid
- * namespace, bee-load's child) and the tool below it. */
+/* The session's init: pid 1 of the session's pid namespace, bee-load's
+ * child in the session cgroup, made when the session opens
+ * (bee_init_start) so that its namespaces, its mounts and the tool's
+ * system call filter are built while bee-load loads the BPF programs.
+ * bee_launch later hands it the tool's command through the arena, memory
+ * the two share. */
+struct bee_init {
+	pid_t pid;                  /* in bee-load's pid namespace; -1: none (or reaped) */
+	int pidfd;
+	int sock;                   /* bee-load's end of the report socket */
+	int status_fd;              /* init writes the tool's raw wait status here, then exits */
+	void *arena;                /* MAP_SHARED: the tool's plan */
+	size_t arena_size;
+};
+
+struct bee_init_spec {
+	int cgroup_fd;              /* init is cloned into it */
+	const struct bee_mountns *mountns;   /* NULL: the launcher's mount namespace */
+	uint32_t syscalls_allowed;  /* the filter's groups let through (seccomp.c) */
+};
+
+/* Clones init; it sets up on its own meanwhile. A failure there is seen
+ * by bee_launch. Stage NAMESPACE or LAUNCH. */
+int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct bee_error *e);
+/* Closes bee-load's ends and the arena. init, if it still runs, ends
+ * when it reads EOF or with the session cgroup (bee-load kills it). */
+void bee_init_fini(struct bee_init *in);
+
+/* What bee_launch started: the tool below the session's init. */
 struct bee_launched {
 	pid_t pid;                  /* init, in bee-load's pid namespace */
-	int pidfd;                  /* of init */
 	pid_t tool_pid;             /* the tool, in bee-load's pid namespace (0: unknown) */
-	int status_fd;              /* init writes the tool's raw wait status here, then exits */
 };
 
-/* Creates the session's init in the cgroup (new pid and mount namespaces),
- * which forks the tool; the tool hardens and execs argv. Returns 0 once
- * exec succeeded; otherwise a failure of stage NAMESPACE, USER, LANDLOCK,
- * SECCOMP, LAUNCH or EXEC, init and the tool are reaped, and out->tool_pid
- * (or out->pid) is the pid it had, which its audit records name. */
-int bee_launch(const struct bee_launch *l, struct bee_launched *out, struct bee_error *e);
-/* The tool's status as a shell gives it, once init has ended (reaped by
- * the caller, init_status its wait status): what init reported, else
- * init's own end. Closes status_fd. */
-int bee_launch_status(int *status_fd, int init_status);
+/* Waits for init to be ready, hands it the tool's command; the tool
+ * hardens and execs argv. Returns 0 once exec succeeded (in->status_fd
+ * then gives the tool's end); otherwise a failure of stage NAMESPACE,
+ * USER, LANDLOCK, SECCOMP, LAUNCH or EXEC, init and the tool are reaped
+ * (in->pid is -1), and out->tool_pid (or out->pid) is the pid it had,
+ * which its audit records name. */
+int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launched *out, struct bee_error *e);
+/* The tool's end: 1 with *status as a shell gives it (128+N for a signal)
+ * and *alone true when nothing else ran in the session any more (init
+ * then ends on its own, recording nothing), 0 while the tool runs and
+ * block is false, or -errno. init is reaped when it has ended too. */
+int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone);
+/* Waits for init's end (after the tool's, or after cgroup.kill). */
+void bee_init_reap(struct bee_init *in);
 
 /* ---- registry.c -------------------------------------------------------------------- */
 

@@ -5,22 +5,32 @@
  *     └ init    pid 1 of the session's pid namespace, in a mount namespace of its own
  *         └ the tool
  *
- * init is in the session cgroup from its first instruction (no window in
- * which it runs outside it, nothing to hand over through cgroup.procs), and
- * bee-load holds a pidfd of it that cannot name a recycled pid. init:
+ * init is made when the session opens (bee_init_start), right after its
+ * cgroup, so that what it sets up overlaps bee-load's loading of the BPF
+ * programs. It is in the session cgroup from its first instruction (no
+ * window in which it runs outside it, nothing to hand over through
+ * cgroup.procs), and bee-load holds a pidfd of it that cannot name a
+ * recycled pid. init:
  *
  *   every signal blocked (it waits for them with sigwaitinfo)
  *   PR_SET_PDEATHSIG SIGKILL    bee-load's death kills init, and with pid 1 the
  *                               kernel kills the whole pid namespace
+ *   close_range                 nothing of bee-load's stays open in init
  *   unshare(CLONE_NEWCGROUP)    rooted at the session cgroup it is already in
  *   vm.memfd_noexec = 2         no memfd of the pid namespace can be executed
  *                               (6.3+; Landlock never sees them)
  *   bee_mountns_enter           private mounts, a /proc of the new pid namespace,
  *                               bee's objects covered, the tree read-only
  *                               (mountns.c)
- *   forks the tool, forwards SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2
- *   and SIGWINCH to the tool's process group, reaps every orphan, and when
- *   the tool ends writes its raw wait status to a pipe and exits.
+ *   bee_seccomp_build           the tool's filter, in the memory it will share
+ *   READY on the report socket, then waits for bee-load's go
+ *
+ * bee_launch writes the tool's command into the arena (MAP_SHARED, mapped
+ * before the clone: the same address in both) and sends the go with the
+ * Landlock ruleset (SCM_RIGHTS). init forks the tool, forwards SIGTERM,
+ * SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to the tool's
+ * process group, reaps every orphan, and when the tool ends writes its raw
+ * wait status (and whether anything else still ran) to a pipe and exits.
  *
  * The tool, in this order:
  *
@@ -46,8 +56,8 @@
  * A failure in init or in the tool is written as (stage, errno, call) to a
  * socket that exec closes (SOCK_CLOEXEC; init closes its end once the tool
  * is forked), so bee-load knows whether the tool started, and why not: the
- * tool never "half starts". Everything the children need is prepared before
- * the clone; they only make system calls.
+ * tool never "half starts". init and the tool only make system calls
+ * (init also runs libseccomp, in its own copy of bee-load's memory).
  */
 #include "internal.h"
 
@@ -69,6 +79,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -250,22 +261,56 @@ static int cap_last(void)
 
 
 struct child_report {
-	int32_t stage;              /* enum bee_stage; REPORT_HELLO: the tool's first word */
+	int32_t stage;              /* enum bee_stage, or REPORT_HELLO / REPORT_READY */
 	int32_t err;                /* errno */
 	char what[24];              /* the call that failed */
 };
-#define REPORT_HELLO (-1)
+#define REPORT_HELLO (-1)       /* the tool's first word: its pid rides along (SCM_CREDENTIALS) */
+#define REPORT_READY (-2)       /* init's: namespaces, mounts and the filter are in place */
 
-/* What init and the tool need, prepared before the clone. */
-struct child_plan {
-	const struct bee_launch *l;
-	const struct exec_plan *pl;
-	int report;                 /* the children's end of the report socket */
-	int report_parent;          /* bee-load's end (closed in init) */
-	int status, status_parent;  /* the status pipe's ends */
+/* init's last word, on the status pipe: the tool's raw wait status, and
+ * whether anything else still ran in the pid namespace then (orphans).
+ * When nothing did, bee-load need not wait for init's own end before it
+ * reads the last audit records: init records nothing. */
+struct tool_end {
+	int32_t status;
+	int32_t alone;
+};
+
+/* bee-load's word to init: the tool's plan is in the arena. An attached
+ * descriptor (SCM_RIGHTS) is the tool's Landlock ruleset. */
+struct init_go {
+	uint32_t magic;
+};
+#define INIT_GO 0x62656567u     /* "beeg" */
+
+/* The tool's command, written by bee-load into the arena (a MAP_SHARED
+ * mapping made before init's clone, so at the same address in both) once
+ * it is known; every pointer in it points into the arena. */
+struct tool_plan {
+	struct bee_launch l;
+	struct exec_plan pl;
 	int last_cap;
-	int memfd_noexec;           /* /proc/sys/vm/memfd_noexec, opened here; -1: none */
+};
+
+/* What init has from its clone on, in its copy of bee-load's memory. */
+struct init_plan {
+	const struct bee_mountns *mountns;
+	uint32_t syscalls_allowed;
+	int report;                 /* init's end of the report socket */
+	int status;                 /* the status pipe's writing end */
+	int memfd_noexec;           /* /proc/sys/vm/memfd_noexec, opened by bee-load; -1: none */
 	bool fault_namespace;       /* test builds: BEE_FAULT=namespace */
+	const struct tool_plan *tp;
+};
+
+/* The tool's view: the plan, and what init adds to it (its descriptors and
+ * the filter it built). In init's memory, which the tool shares. */
+struct tool_ctx {
+	const struct tool_plan *tp;
+	int report, status;
+	int ruleset_fd;             /* -1: no Landlock */
+	const struct sock_fprog *seccomp;
 };
 
 /* The signals init passes on to the tool (bee-load's teardown sends the
@@ -286,6 +331,20 @@ static void child_fail(int fd, enum bee_stage st, const char *what)
 	int err = errno;
 	report_send(fd, st, err, what);
 	_exit(st == BEE_STAGE_EXEC ? (err == ENOENT ? 127 : 126) : 125);
+}
+
+/* Closes every descriptor above 2 but keep[0..n) (ascending). */
+static int close_others(const int *keep, size_t n)
+{
+	unsigned lo = 3;
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 3)
+			continue;
+		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0) < 0)
+			return -1;
+		lo = (unsigned)keep[i] + 1;
+	}
+	return (int)syscall(SYS_close_range, lo, ~0U, 0);
 }
 
 static void tool_user(const struct bee_user *u, int fd)
@@ -312,16 +371,16 @@ static void tool_user(const struct bee_user *u, int fd)
 }
 
 __attribute__((noreturn))
-static void tool_main(const struct child_plan *cp)
+static void tool_main(const struct tool_ctx *c)
 {
-	const struct bee_launch *l = cp->l;
-	int errfd = cp->report;
+	const struct bee_launch *l = &c->tp->l;
+	int errfd = c->report;
 	sigset_t none;
 	sigemptyset(&none);
 	for (int s = 1; s < NSIG; s++)
 		signal(s, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	close(cp->status);
+	close(c->status);
 	report_send(errfd, REPORT_HELLO, 0, "");
 
 	if (setsid() < 0)
@@ -336,26 +395,26 @@ static void tool_main(const struct child_plan *cp)
 	tool_user(l->user, errfd);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "no_new_privs");
-	if (l->ruleset_fd >= 0) {
+	if (c->ruleset_fd >= 0) {
 		/* the rules on init's /proc and cgroup2, added here so that
 		 * /proc/self is the tool's own */
 		const char *what = "landlock";
-		int err = bee_landlock_late_add(l->ruleset_fd, l->ll_late, &what);
+		int err = bee_landlock_late_add(c->ruleset_fd, l->ll_late, &what);
 		if (err) {
 			errno = -err;
 			child_fail(errfd, BEE_STAGE_LANDLOCK, what);
 		}
-		if (syscall(__NR_landlock_restrict_self, l->ruleset_fd, l->ll_flags) < 0)
+		if (syscall(__NR_landlock_restrict_self, c->ruleset_fd, l->ll_flags) < 0)
 			child_fail(errfd, BEE_STAGE_LANDLOCK, "landlock_restrict_self");
-		close(l->ruleset_fd);
+		close(c->ruleset_fd);
 	}
 	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 					     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
 					     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
 		  0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "securebits");
-	for (int c = 0; c <= cp->last_cap; c++)
-		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+	for (int cap = 0; cap <= c->tp->last_cap; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
 			child_fail(errfd, BEE_STAGE_LAUNCH, "capbset_drop");
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "ambient");
@@ -364,18 +423,15 @@ static void tool_main(const struct child_plan *cp)
 	memset(d, 0, sizeof(d));
 	if (syscall(SYS_capset, &h, d) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "capset");
-	if (l->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, l->seccomp, 0, 0) < 0)
+	if (c->seccomp && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, c->seccomp, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_SECCOMP, "seccomp");
 	/* every descriptor above 2, but the report socket (closed by exec) */
-	int lo = errfd >= 3 ? errfd + 1 : 3;
-	if (errfd > 3 && syscall(SYS_close_range, 3, errfd - 1, 0) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "close_range");
-	if (syscall(SYS_close_range, lo, ~0U, 0) < 0)
+	if (close_others(&errfd, 1) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "close_range");
 
 	int first = 0;
-	for (size_t i = 0; i < cp->pl->n; i++) {
-		execve(cp->pl->paths[i], (char *const *)l->argv, l->envp);
+	for (size_t i = 0; i < c->tp->pl.n; i++) {
+		execve(c->tp->pl.paths[i], (char *const *)l->argv, l->envp);
 		/* as execvp: a missing entry tries the next; a refusal is remembered */
 		if (errno == EACCES)
 			first = EACCES;
@@ -416,7 +472,14 @@ static void init_wait(pid_t tool, int status_fd)
 		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
 			if (p != tool)
 				continue;   /* an orphan reparented to pid 1 */
-			ssize_t w = write(status_fd, &st, sizeof(st));
+			/* the zombies reaped, no child left is nothing left at all:
+			 * every process of the namespace is pid 1's descendant */
+			int more;
+			pid_t q;
+			while ((q = waitpid(-1, &more, WNOHANG)) > 0)
+				;
+			struct tool_end te = { .status = st, .alone = q < 0 && errno == ECHILD };
+			ssize_t w = write(status_fd, &te, sizeof(te));
 			(void)w;
 			/* pid 1 leaving kills whatever else runs in the namespace */
 			_exit(0);
@@ -427,29 +490,63 @@ static void init_wait(pid_t tool, int status_fd)
 /* the tool's stack until it execs (it runs in init's memory) */
 static char tool_stack[256 * 1024] __attribute__((aligned(64)));
 
-static int tool_entry(void *cp)
+static int tool_entry(void *c)
 {
-	tool_main(cp);
+	tool_main(c);
+}
+
+/* bee-load's go (0), EOF (1: the session closed without a tool), or -1.
+ * *rfd: the ruleset that came with it, or -1. */
+static int init_go_recv(int fd, int *rfd)
+{
+	struct init_go go;
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { .iov_base = &go, .iov_len = sizeof(go) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+			     .msg_controllen = sizeof(cm.buf) };
+	ssize_t n;
+	*rfd = -1;
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return 1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(rfd, CMSG_DATA(c), sizeof(int));
+	return n == (ssize_t)sizeof(go) && go.magic == INIT_GO ? 0 : -1;
 }
 
 __attribute__((noreturn))
-static void init_main(const struct child_plan *cp)
+static void init_main(const struct init_plan *ip)
 {
-	int fd = cp->report;
+	int fd = ip->report;
 	sigset_t all;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
-	close(cp->report_parent);
-	close(cp->status_parent);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		child_fail(fd, BEE_STAGE_LAUNCH, "pdeathsig");
-	/* bee-load gone before the line above: its end of the socket is closed */
+	/* init holds nothing of bee-load's: its maps, its audit log and its
+	 * locks stay bee-load's alone */
+	int keep[3] = { ip->report, ip->status, ip->memfd_noexec }, nkeep = ip->memfd_noexec >= 0 ? 3 : 2;
+	for (int i = 1; i < nkeep; i++)   /* ascending, as close_others wants */
+		for (int j = i; j > 0 && keep[j] < keep[j - 1]; j--) {
+			int t = keep[j];
+			keep[j] = keep[j - 1];
+			keep[j - 1] = t;
+		}
+	if (close_others(keep, (size_t)nkeep) < 0)
+		child_fail(fd, BEE_STAGE_LAUNCH, "close_range");
+	/* bee-load gone before PDEATHSIG was set: its end of the socket is closed */
 	struct pollfd p = { .fd = fd, .events = POLLOUT };
 	if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR))) {
 		errno = ESRCH;
 		child_fail(fd, BEE_STAGE_LAUNCH, "parent gone");
 	}
-	if (cp->fault_namespace) {
+	if (ip->fault_namespace) {
 		errno = EIO;
 		child_fail(fd, BEE_STAGE_NAMESPACE, "injected fault");
 	}
@@ -461,20 +558,41 @@ static void init_main(const struct child_plan *cp)
 	 * 6.3 only bpf-lsm's bprm hook refuses them. The file was opened in
 	 * bee-load: init runs under the session's hooks, which would refuse
 	 * the open. */
-	if (cp->memfd_noexec >= 0) {
-		ssize_t w = pwrite(cp->memfd_noexec, "2", 1, 0);
+	if (ip->memfd_noexec >= 0) {
+		ssize_t w = pwrite(ip->memfd_noexec, "2", 1, 0);
 		if (w != 1)
 			child_fail(fd, BEE_STAGE_NAMESPACE, "memfd_noexec");
-		close(cp->memfd_noexec);
+		close(ip->memfd_noexec);
 	}
-	if (cp->l->mountns) {
+	if (ip->mountns) {
 		const char *what = "mount namespace";
-		int err = bee_mountns_enter(cp->l->mountns, &what);
+		int err = bee_mountns_enter(ip->mountns, &what);
 		if (err) {
 			errno = -err;
 			child_fail(fd, BEE_STAGE_NAMESPACE, what);
 		}
 	}
+	/* built here, in parallel with bee-load's loading, and in the memory
+	 * the tool shares (its CLONE_VM below) */
+	struct bee_seccomp filter;
+	struct bee_error e;
+	int err = bee_seccomp_build(ip->syscalls_allowed, &filter, &e);
+	if (err) {
+		errno = -err;
+		child_fail(fd, BEE_STAGE_SECCOMP, "seccomp filter");
+	}
+	report_send(fd, REPORT_READY, 0, "");
+
+	int rfd;
+	int go = init_go_recv(fd, &rfd);
+	if (go == 1)
+		_exit(0);   /* the session closed without starting a tool */
+	if (go < 0) {
+		errno = EPROTO;
+		child_fail(fd, BEE_STAGE_LAUNCH, "go");
+	}
+	struct tool_ctx c = { .tp = ip->tp, .report = fd, .status = ip->status, .ruleset_fd = rfd,
+			      .seccomp = &filter.prog };
 	/* a handler, so that no signal from outside is dropped for pid 1 */
 	struct sigaction sa = { .sa_handler = on_signal };
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
@@ -482,16 +600,17 @@ static void init_main(const struct child_plan *cp)
 	sigaction(SIGCHLD, &sa, NULL);
 	/* As posix_spawn does: the tool shares init's memory on a stack of its
 	 * own until it execs (CLONE_VM | CLONE_VFORK: init waits meanwhile),
-	 * so the launcher's address space is not copied a second time. Its
-	 * signal handlers, descriptors, credentials and file-system context
-	 * are its own; every signal is still blocked (init's mask) until it
-	 * has reset the handlers. */
-	long tool = clone(tool_entry, tool_stack + sizeof(tool_stack), CLONE_VM | CLONE_VFORK | SIGCHLD,
-			  (void *)cp);
+	 * so init's address space is not copied. Its signal handlers,
+	 * descriptors, credentials and file-system context are its own; every
+	 * signal is still blocked (init's mask) until it has reset the
+	 * handlers. */
+	long tool = clone(tool_entry, tool_stack + sizeof(tool_stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
 	if (tool < 0)
 		child_fail(fd, BEE_STAGE_LAUNCH, "clone");
 	close(fd);
-	init_wait((pid_t)tool, cp->status);
+	if (rfd >= 0)
+		close(rfd);
+	init_wait((pid_t)tool, ip->status);
 }
 
 /* One message from the report socket; the sender's pid (in this pid
@@ -521,38 +640,84 @@ static ssize_t report_recv(int fd, struct child_report *r, pid_t *pid)
 	return n;
 }
 
-int bee_launch_status(int *status_fd, int init_status)
+int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone)
 {
-	int st, n = -1;
-	if (*status_fd >= 0) {
-		do
-			n = (int)read(*status_fd, &st, sizeof(st));
-		while (n < 0 && errno == EINTR);
-		close(*status_fd);
-		*status_fd = -1;
+	struct pollfd p[2] = { { .fd = in->status_fd, .events = POLLIN }, { .fd = in->pidfd, .events = POLLIN } };
+	if (in->pid < 0 || in->status_fd < 0)
+		return -ECHILD;
+	int n;
+	do
+		n = poll(p, 2, block ? -1 : 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n == 0)
+		return 0;
+	/* init ended (killed, or right after its word): reaped first, so that
+	 * its word, if it wrote one, is in the pipe */
+	int init_status = -1;
+	if (p[1].revents) {
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PIDFD, (id_t)in->pidfd, &si, WEXITED) == 0 && si.si_pid) {
+			init_status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+			in->pid = -1;
+		}
 	}
-	if (n != (int)sizeof(st))
-		return init_status;   /* init ended before the tool did (killed) */
-	return WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : init_status;
+	struct tool_end te;
+	ssize_t r;
+	do
+		r = read(in->status_fd, &te, sizeof(te));
+	while (r < 0 && errno == EINTR);
+	close(in->status_fd);
+	in->status_fd = -1;
+	if (r != (ssize_t)sizeof(te)) {
+		/* no word: init ended before the tool did (killed), and took it along */
+		if (in->pid > 0) {
+			int st;
+			while (waitpid(in->pid, &st, 0) < 0 && errno == EINTR)
+				;
+			init_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			in->pid = -1;
+		}
+		*status = init_status;
+		*alone = false;
+		return 1;
+	}
+	*status = WIFEXITED(te.status) ? WEXITSTATUS(te.status)
+		  : WIFSIGNALED(te.status) ? 128 + WTERMSIG(te.status) : init_status;
+	*alone = te.alone;
+	return 1;
 }
 
-int bee_launch(const struct bee_launch *l, struct bee_launched *out, struct bee_error *e)
+void bee_init_reap(struct bee_init *in)
 {
-	struct exec_plan pl;
+	if (in->pid <= 0)
+		return;
+	int st;
+	while (waitpid(in->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	in->pid = -1;
+}
+
+/* ---- init, made when the session opens --------------------------------------------- */
+
+int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct bee_error *e)
+{
 	int sv[2] = { -1, -1 }, sp[2] = { -1, -1 }, pidfd = -1, err, one = 1;
-	*out = (struct bee_launched){ .pid = -1, .pidfd = -1, .status_fd = -1 };
-	if ((err = bee_fault(BEE_STAGE_LAUNCH)) < 0)
-		return bee_fail(e, BEE_STAGE_LAUNCH, err, "injected fault");
-	err = exec_plan_build(l->argv[0], l->envp, &pl);
-	if (err) {
-		exec_plan_fini(&pl);
-		return bee_fail(e, err == -ENOENT ? BEE_STAGE_EXEC : BEE_STAGE_LAUNCH, err,
-				"'%s': %s", l->argv[0], strerror(-err));
-	}
-	struct child_plan cp = { .l = l, .pl = &pl, .last_cap = cap_last(),
-				 .memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
-				 .fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0 };
-	if (cp.memfd_noexec < 0 && errno != ENOENT) {
+	*in = (struct bee_init){ .pid = -1, .pidfd = -1, .sock = -1, .status_fd = -1 };
+	/* the command and its environment fit in what execve takes, twice over */
+	long argmax = sysconf(_SC_ARG_MAX);
+	in->arena_size = (size_t)(argmax > 0 ? argmax : 2 << 20) * 2 + (1 << 20);
+	void *arena = mmap(NULL, in->arena_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
+			   -1, 0);
+	if (arena == MAP_FAILED)
+		return bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the launch's shared memory: %s", strerror(errno));
+	in->arena = arena;
+	struct init_plan ip = { .mountns = spec->mountns, .syscalls_allowed = spec->syscalls_allowed,
+				.memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
+				.fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .tp = arena };
+	if (ip.memfd_noexec < 0 && errno != ENOENT) {
 		err = bee_fail(e, BEE_STAGE_NAMESPACE, -errno, "/proc/sys/vm/memfd_noexec: %s", strerror(errno));
 		goto out;
 	}
@@ -561,15 +726,13 @@ int bee_launch(const struct bee_launch *l, struct bee_launched *out, struct bee_
 		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "report socket: %s", strerror(errno));
 		goto out;
 	}
-	cp.report = sv[1];
-	cp.report_parent = sv[0];
-	cp.status = sp[1];
-	cp.status_parent = sp[0];
+	ip.report = sv[1];
+	ip.status = sp[1];
 	struct clone_args ca = {
 		.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWPID | CLONE_NEWNS,
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
-		.cgroup = (uint64_t)l->cgroup_fd,
+		.cgroup = (uint64_t)spec->cgroup_fd,
 	};
 	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	if (pid < 0) {
@@ -581,45 +744,13 @@ int bee_launch(const struct bee_launch *l, struct bee_launched *out, struct bee_
 		goto out;
 	}
 	if (pid == 0)
-		init_main(&cp);
-	/* also on failure: what the kernel logged of the child names this pid */
-	out->pid = (pid_t)pid;
-	close(sv[1]);
-	close(sp[1]);
-	sv[1] = sp[1] = -1;
-	struct child_report r;
-	ssize_t n;
-	for (;;) {
-		pid_t from = 0;
-		n = report_recv(sv[0], &r, &from);
-		if (n == (ssize_t)sizeof(r) && r.stage == REPORT_HELLO) {
-			out->tool_pid = from;
-			continue;
-		}
-		break;
-	}
-	if (n == 0) {
-		/* EOF: exec closed the socket, the tool runs */
-		out->pidfd = pidfd;
-		out->status_fd = sp[0];
-		pidfd = sp[0] = -1;
-		err = 0;
-		goto out;
-	}
-	int status;
-	while (waitpid((pid_t)pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (n != (ssize_t)sizeof(r)) {
-		err = bee_fail(e, BEE_STAGE_LAUNCH, -EIO, "the tool's process ended before exec (status %d)",
-			       status);
-		goto out;
-	}
-	r.what[sizeof(r.what) - 1] = '\0';
-	err = -r.err;
-	if (r.stage == BEE_STAGE_EXEC)
-		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': %s", l->argv[0], strerror(r.err));
-	else
-		bee_fail(e, (enum bee_stage)r.stage, err, "the tool's process: %s: %s", r.what, strerror(r.err));
+		init_main(&ip);
+	in->pid = (pid_t)pid;
+	in->pidfd = pidfd;
+	in->sock = sv[0];
+	in->status_fd = sp[0];
+	sv[0] = sp[0] = -1;
+	err = 0;
 out:
 	for (int i = 0; i < 2; i++) {
 		if (sv[i] >= 0)
@@ -627,10 +758,203 @@ out:
 		if (sp[i] >= 0)
 			close(sp[i]);
 	}
-	if (pidfd >= 0)
-		close(pidfd);
-	if (cp.memfd_noexec >= 0)
-		close(cp.memfd_noexec);
+	if (ip.memfd_noexec >= 0)
+		close(ip.memfd_noexec);
+	if (err)
+		bee_init_fini(in);
+	return err;
+}
+
+void bee_init_fini(struct bee_init *in)
+{
+	if (in->sock >= 0)
+		close(in->sock);
+	if (in->pidfd >= 0)
+		close(in->pidfd);
+	if (in->status_fd >= 0)
+		close(in->status_fd);
+	if (in->arena)
+		munmap(in->arena, in->arena_size);
+	*in = (struct bee_init){ .pid = -1, .pidfd = -1, .sock = -1, .status_fd = -1 };
+}
+
+/* ---- the tool's plan, copied into the arena ----------------------------------------- */
+
+struct plan_arena {
+	char *base;
+	size_t size, used;
+};
+
+static void *plan_alloc(struct plan_arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!a->base || n > a->size - a->used) {
+		a->base = NULL;     /* out of room: every later copy fails too */
+		return NULL;
+	}
+	void *p = a->base + a->used;
+	a->used += n;
+	return p;
+}
+
+static char *plan_str(struct plan_arena *a, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = plan_alloc(a, n);
+	return d ? memcpy(d, s, n) : NULL;
+}
+
+/* n strings of v, or every string up to its NULL when n is SIZE_MAX; the
+ * copy ends with NULL either way. */
+static char **plan_strv(struct plan_arena *a, const char *const *v, size_t n)
+{
+	if (n == SIZE_MAX)
+		for (n = 0; v[n]; n++)
+			;
+	char **d = plan_alloc(a, (n + 1) * sizeof(char *));
+	for (size_t i = 0; d && i < n; i++)
+		d[i] = plan_str(a, v[i]);
+	if (d)
+		d[n] = NULL;
+	return a->base ? d : NULL;
+}
+
+/* l and its exec plan, deep, at the arena's start. 0 or -E2BIG. */
+static int plan_copy(struct bee_init *in, const struct bee_launch *l, const struct exec_plan *pl)
+{
+	struct plan_arena a = { .base = in->arena, .size = in->arena_size };
+	struct tool_plan *tp = plan_alloc(&a, sizeof(*tp));
+	if (!tp)
+		return -E2BIG;
+	*tp = (struct tool_plan){ .l = *l, .last_cap = cap_last() };
+	tp->l.argv = (const char *const *)plan_strv(&a, l->argv, SIZE_MAX);
+	tp->l.envp = plan_strv(&a, (const char *const *)l->envp, SIZE_MAX);
+	tp->l.ruleset_fd = -1;      /* travels with the go (SCM_RIGHTS) */
+	tp->pl.paths = plan_strv(&a, (const char *const *)pl->paths, pl->n);
+	tp->pl.n = pl->n;
+	if (l->user) {
+		struct bee_user *u = plan_alloc(&a, sizeof(*u));
+		gid_t *g = plan_alloc(&a, (l->user->ngroups + 1) * sizeof(gid_t));
+		if (u && g) {
+			*u = *l->user;
+			u->groups = memcpy(g, l->user->groups ? l->user->groups : g, l->user->ngroups * sizeof(gid_t));
+		}
+		tp->l.user = u;
+	}
+	if (l->ll_late) {
+		struct bee_ll_lates *ls = plan_alloc(&a, sizeof(*ls));
+		struct bee_ll_late *v = plan_alloc(&a, (l->ll_late->n + 1) * sizeof(*v));
+		for (size_t i = 0; ls && v && i < l->ll_late->n; i++) {
+			v[i] = l->ll_late->v[i];
+			v[i].path = plan_str(&a, l->ll_late->v[i].path);
+		}
+		if (ls && v)
+			*ls = (struct bee_ll_lates){ .v = v, .n = l->ll_late->n };
+		tp->l.ll_late = ls;
+	}
+	return a.base ? 0 : -E2BIG;
+}
+
+/* init's READY, or what went wrong there (its report, or its end). */
+static int init_ready(struct bee_init *in, struct bee_error *e)
+{
+	struct child_report r;
+	pid_t from = 0;
+	ssize_t n = report_recv(in->sock, &r, &from);
+	if (n == (ssize_t)sizeof(r) && r.stage == REPORT_READY)
+		return 0;
+	int status;
+	while (waitpid(in->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(r))
+		return bee_fail(e, BEE_STAGE_LAUNCH, -EIO, "the session's init ended before it was ready (status %d)",
+				status);
+	r.what[sizeof(r.what) - 1] = '\0';
+	return bee_fail(e, r.stage >= 0 ? (enum bee_stage)r.stage : BEE_STAGE_LAUNCH, -r.err,
+			"the session's init: %s: %s", r.what, strerror(r.err));
+}
+
+static int go_send(int sock, int ruleset_fd)
+{
+	struct init_go go = { .magic = INIT_GO };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { .iov_base = &go, .iov_len = sizeof(go) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (ruleset_fd >= 0) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &ruleset_fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(go) ? 0 : -errno;
+}
+
+int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launched *out, struct bee_error *e)
+{
+	struct exec_plan pl;
+	int err;
+	*out = (struct bee_launched){ .pid = in->pid };
+	if ((err = bee_fault(BEE_STAGE_LAUNCH)) < 0)
+		return bee_fail(e, BEE_STAGE_LAUNCH, err, "injected fault");
+	if (in->pid < 0 || in->sock < 0)
+		return bee_fail(e, BEE_STAGE_LAUNCH, -ESRCH, "the session has no init to start the tool");
+	err = exec_plan_build(l->argv[0], l->envp, &pl);
+	if (err) {
+		exec_plan_fini(&pl);
+		return bee_fail(e, err == -ENOENT ? BEE_STAGE_EXEC : BEE_STAGE_LAUNCH, err,
+				"'%s': %s", l->argv[0], strerror(-err));
+	}
+	err = plan_copy(in, l, &pl);
 	exec_plan_fini(&pl);
+	if (err)
+		return bee_fail(e, BEE_STAGE_LAUNCH, err, "'%s': the command and its environment need more than %zu bytes",
+				l->argv[0], in->arena_size);
+	if ((err = init_ready(in, e)) < 0)
+		goto ended;
+	if ((err = go_send(in->sock, l->ruleset_fd)) < 0) {
+		bee_fail(e, BEE_STAGE_LAUNCH, err, "the session's init: %s", strerror(-err));
+		goto reap;
+	}
+	struct child_report r;
+	ssize_t n;
+	for (;;) {
+		pid_t from = 0;
+		n = report_recv(in->sock, &r, &from);
+		if (n == (ssize_t)sizeof(r) && r.stage == REPORT_HELLO) {
+			out->tool_pid = from;
+			continue;
+		}
+		break;
+	}
+	close(in->sock);
+	in->sock = -1;
+	if (n == 0)
+		return 0;   /* EOF: exec closed the socket, the tool runs */
+	if (n != (ssize_t)sizeof(r)) {
+		err = bee_fail(e, BEE_STAGE_LAUNCH, -EIO, "the tool's process ended before exec");
+		goto reap;
+	}
+	r.what[sizeof(r.what) - 1] = '\0';
+	err = -r.err;
+	if (r.stage == BEE_STAGE_EXEC)
+		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': %s", l->argv[0], strerror(r.err));
+	else
+		bee_fail(e, (enum bee_stage)r.stage, err, "the tool's process: %s: %s", r.what, strerror(r.err));
+reap:
+	if (in->pid > 0) {
+		int status;
+		syscall(SYS_pidfd_send_signal, in->pidfd, SIGKILL, NULL, 0);
+		while (waitpid(in->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+ended:
+	in->pid = -1;   /* reaped */
 	return err;
 }

@@ -58,7 +58,8 @@ struct bee_session {
 	int ruleset_fd;
 	struct bee_ll_lates ll_late;        /* rules init adds on its own /proc, cgroup2 */
 	struct bee_user user;
-	struct bee_seccomp filter;
+	struct bee_mountns *mountns;        /* init's, planned here */
+	struct bee_init init;
 
 	struct bee_audit_log log;
 	struct bee_kaudit *ka;
@@ -68,10 +69,8 @@ struct bee_session {
 
 	int epfd, clock_fd;
 	pid_t tool_pid;             /* the tool, for its process group and the registry */
-	pid_t init_pid;
-	int pidfd;                  /* of init, whose end is the session's */
-	int status_fd;              /* init reports the tool's wait status here */
 	bool spawned, ended, finished;   /* finished: bee_session__end ran */
+	bool alone;                 /* at the tool's end nothing else ran in the session */
 	int status;                 /* shell style, once ended */
 	char res[4200], comm[17];   /* scratch of the event callback */
 };
@@ -300,9 +299,8 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if (err)
 		return err;
 	/* inside a session: proved its subset, before anything is created */
-	/* resolved and built before anything exists that would need undoing */
-	if ((err = bee_user_resolve(o->user, &s->user, s->warn, s->warn_ctx, e)) < 0 ||
-	    (err = bee_seccomp_build(s->mf.syscalls_allowed, &s->filter, e)) < 0)
+	/* resolved before anything exists that would need undoing */
+	if ((err = bee_user_resolve(o->user, &s->user, s->warn, s->warn_ctx, e)) < 0)
 		return err;
 	if ((err = bee_nesting_check(s->pack, &s->mf, s->state_dir, s->warn, s->warn_ctx, e)) < 0)
 		return err;
@@ -333,6 +331,14 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if ((err = bee_cgroup_create(s->cgroup, &s->cgroup_fd, e)) < 0)
 		return err;
 	s->cgroup_made = true;
+	/* init builds its namespaces, mounts and the tool's filter while the
+	 * programs load below (the other core's work) */
+	struct bee_init_spec is = { .cgroup_fd = s->cgroup_fd, .syscalls_allowed = s->mf.syscalls_allowed };
+	if ((err = bee_mountns_plan(&s->mf, s->state_dir, &s->mountns, e)) < 0)
+		return err;
+	is.mountns = s->mountns;
+	if ((err = bee_init_start(&is, &s->init, e)) < 0)
+		return err;
 	struct bee_bpf_opts bo = {
 		.pack = s->pack, .m = &s->mf, .lsm = s->backend == BEE_BACKEND_BPF_LSM,
 		.cgroup_fd = s->cgroup_fd, .cgroup = s->cgroup, .pin_dir = s->reg.bpffs,
@@ -376,7 +382,8 @@ int bee_session__open(const char *pack_path, const struct bee_session_opts *opts
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -ENOMEM, "out of memory");
-	s->cgroup_fd = s->ruleset_fd = s->lost_fd = s->epfd = s->pidfd = s->status_fd = -1;
+	s->cgroup_fd = s->ruleset_fd = s->lost_fd = s->epfd = -1;
+	s->init = (struct bee_init){ .pid = -1, .pidfd = -1, .sock = -1, .status_fd = -1 };
 	s->log.fd = -1;
 	s->status = -1;
 	s->warn = o->warn;
@@ -429,20 +436,12 @@ int bee_session__spawn(struct bee_session *s, const char *const argv[], const ch
 		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': injected fault", argv[0]);
 		goto out;
 	}
-	struct bee_mountns *ns = NULL;
-	if ((err = bee_mountns_plan(&s->mf, s->state_dir, &ns, e)) < 0)
-		goto out;
 	struct bee_launch l = {
-		.argv = argv, .envp = envp, .cgroup_fd = s->cgroup_fd, .ruleset_fd = s->ruleset_fd,
-		.ll_flags = bee_landlock_restrict_flags(s->ll_abi), .mountns = ns, .user = &s->user,
-		.seccomp = &s->filter.prog, .ll_late = &s->ll_late,
+		.argv = argv, .envp = envp, .ruleset_fd = s->ruleset_fd,
+		.ll_flags = bee_landlock_restrict_flags(s->ll_abi), .user = &s->user, .ll_late = &s->ll_late,
 	};
 	struct bee_launched run;
-	err = bee_launch(&l, &run, e);
-	bee_mountns_free(ns);
-	s->init_pid = run.pid;
-	s->pidfd = run.pidfd;
-	s->status_fd = run.status_fd;
+	err = bee_launch(&s->init, &l, &run, e);
 	/* the pid that restricts itself (Landlock's domain) is the tool's */
 	s->tool_pid = run.tool_pid > 0 ? run.tool_pid : run.pid;
 	if (s->ka && s->tool_pid > 0)
@@ -455,7 +454,7 @@ int bee_session__spawn(struct bee_session *s, const char *const argv[], const ch
 		s->ended = true;
 		goto out;
 	}
-	if ((err = epoll_add(s->epfd, s->pidfd)) < 0) {
+	if ((err = epoll_add(s->epfd, s->init.status_fd)) < 0 || (err = epoll_add(s->epfd, s->init.pidfd)) < 0) {
 		bee_fail(e, BEE_STAGE_LAUNCH, err, "epoll: %s", strerror(-err));
 		goto out;
 	}
@@ -476,14 +475,10 @@ int bee_session__fd(const struct bee_session *s)
 
 static void reap(struct bee_session *s, bool block)
 {
-	siginfo_t si;
-	if (s->ended || s->pidfd < 0)
+	if (s->ended || !s->spawned)
 		return;
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PIDFD, (id_t)s->pidfd, &si, WEXITED | (block ? 0 : WNOHANG)) < 0 || si.si_pid == 0)
-		return;
-	s->ended = true;
-	s->status = bee_launch_status(&s->status_fd, si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status);
+	if (bee_init_wait(&s->init, block, &s->status, &s->alone) != 0)
+		s->ended = true;
 }
 
 int bee_session__poll(struct bee_session *s, int timeout_ms)
@@ -519,7 +514,7 @@ int bee_session__kill(struct bee_session *s, int sig)
 	 * own (setsid), which a signal reaches from here too */
 	static const int via_init[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 	for (size_t i = 0; i < sizeof(via_init) / sizeof(via_init[0]); i++)
-		if (sig == via_init[i] && syscall(SYS_pidfd_send_signal, s->pidfd, sig, NULL, 0) == 0)
+		if (sig == via_init[i] && syscall(SYS_pidfd_send_signal, s->init.pidfd, sig, NULL, 0) == 0)
 			return 0;
 	if (kill(-s->tool_pid, sig) < 0 && kill(s->tool_pid, sig) < 0)
 		return -errno;
@@ -594,11 +589,19 @@ uint64_t bee_session__end(struct bee_session *s)
 		return s->log.lost;
 	s->finished = true;
 	int err;
-	/* nothing may outlive the session: the tool and all it started */
-	if (s->cgroup_made && (err = bee_cgroup_kill_wait(s->cgroup, KILL_WAIT_MS)) < 0)
-		bee_warnf(s->warn, s->warn_ctx, "cgroup '%s': cannot empty it: %s", s->cgroup, strerror(-err));
-	if (s->spawned && !s->ended)
-		reap(s, true);
+	/* Nothing may outlive the session: the tool and all it started. When
+	 * the tool ended with nothing else left, init is on its way out by
+	 * itself and records nothing: the last records are read at once and
+	 * its end is waited for in bee_session__close, while the programs
+	 * are detached. */
+	if (!(s->ended && s->alone)) {
+		if (s->cgroup_made && (err = bee_cgroup_kill_wait(s->cgroup, KILL_WAIT_MS)) < 0)
+			bee_warnf(s->warn, s->warn_ctx, "cgroup '%s': cannot empty it: %s", s->cgroup,
+				  strerror(-err));
+		if (s->spawned && !s->ended)
+			reap(s, true);
+		bee_init_reap(&s->init);
+	}
 	/* every record is in the ring buffer or the audit queue by now */
 	s->ended = true;
 	relay(s);
@@ -630,6 +633,7 @@ void bee_session__close(struct bee_session *s)
 	bee_ll_lates_fini(&s->ll_late);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
+	bee_init_reap(&s->init);
 	if (s->cgroup_made && (err = bee_cgroup_remove(s->cgroup, KILL_WAIT_MS)) < 0)
 		bee_warnf(s->warn, s->warn_ctx, "cgroup '%s': cannot remove it: %s", s->cgroup, strerror(-err));
 	if (s->registered) {
@@ -638,12 +642,9 @@ void bee_session__close(struct bee_session *s)
 		bee_registry_unlock(lk);
 	}
 	bee_registry_entry_fini(&s->reg);
-	if (s->pidfd >= 0)
-		close(s->pidfd);
-	if (s->status_fd >= 0)
-		close(s->status_fd);
+	bee_init_fini(&s->init);
+	bee_mountns_free(s->mountns);
 	bee_user_fini(&s->user);
-	bee_seccomp_fini(&s->filter);
 	if (s->epfd >= 0)
 		close(s->epfd);
 	if (s->clock_fd >= 0)
