@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The template's permission bits and audit modes are the IR's. */
+/* The hook object's permission bits and audit modes are the IR's. */
 _Static_assert(IR_PERM_READ == 0x1u && IR_PERM_WRITE == 0x2u && IR_PERM_EXEC == 0x4u &&
 		       IR_PERM_EXEC_PINNED == 0x8u && IR_PERM_DENIED == 0x10u,
 	       "bee_hooks.bpf.h BEE_PERM_* are ir.h's IR_PERM_*");
@@ -28,7 +28,7 @@ _Static_assert((int)IR_AUDIT_DENY == (int)BEE_AUDIT_MODE_DENY &&
 		       (int)IR_AUDIT_NONE == (int)BEE_AUDIT_MODE_NONE,
 	       "bee_audit.h modes are ir.h's audit modes");
 
-/* Map flags the template sets (values of <linux/bpf.h>). */
+/* Map flags the hook object sets (values of <linux/bpf.h>). */
 #define F_NO_PREALLOC 0x1u
 #define F_RDONLY_PROG 0x80u
 

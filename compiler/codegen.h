@@ -47,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Map types the template uses: (name, enum bpf_map_type value, manifest name). */
+/* Map types the hook object uses: (name, enum bpf_map_type value, manifest name). */
 #define CODEGEN_MAP_TYPES(X)                                  \
 	X(HASH, 1, "hash")                                    \
 	X(ARRAY, 2, "array")                                  \
