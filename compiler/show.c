@@ -205,7 +205,7 @@ static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, siz
 	const char *parent = json_string_value(json_object_get(m, "parent"));
 	fprintf(out, "parent    %s\n", parent ? parent : "none");
 	fprintf(out, "audit     %s\n", jstr(m, "audit"));
-	fprintf(out, "compiler  beec %s, %s\n", jstr(compiler, "beec"), jstr(compiler, "clang"));
+	fprintf(out, "compiler  beec %s\n", jstr(compiler, "beec"));
 	show_rules(m, out);
 	show_automata(pack, m, out);
 	show_net(pack, m, out);

@@ -89,7 +89,13 @@ struct bee_mf_hook {
 
 struct bee_mf_map {
 	const char *name, *type, *fill, *image;   /* image NULL when none */
-	uint32_t key_size, value_size, max_entries;
+	uint32_t key_size, value_size, max_entries, flags;
+};
+
+/* A .rodata global of the BPF object the loader sets before load. */
+struct bee_mf_const {
+	const char *name;
+	uint32_t value;
 };
 
 struct bee_mf_rule {
@@ -120,6 +126,8 @@ struct bee_manifest {
 	size_t nhooks;
 	struct bee_mf_map *maps;
 	size_t nmaps;
+	struct bee_mf_const *consts;            /* "constants"; none when absent */
+	size_t nconsts;
 	struct bee_mf_rule *rules;
 	size_t nrules;
 	const json_t *net_prov;                 /* array of arrays of rule indices */

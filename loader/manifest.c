@@ -85,19 +85,49 @@ static int mf_maps(struct mf_ctx *c, json_t *a, struct bee_manifest *m)
 	for (size_t i = 0; i < m->nmaps; i++) {
 		json_t *o = json_array_get(a, i);
 		struct bee_mf_map *p = &m->maps[i];
-		uint64_t ks, vs, me;
+		uint64_t ks, vs, me, fl;
 		p->name = mf_str(o, "name");
 		p->type = mf_str(o, "type");
 		p->fill = mf_str(o, "fill");
 		p->image = mf_str(o, "image");
 		if (!p->name || !p->type || !p->fill || mf_uint(o, "key_size", UINT32_MAX, &ks) ||
-		    mf_uint(o, "value_size", UINT32_MAX, &vs) || mf_uint(o, "max_entries", UINT32_MAX, &me))
-			return mf_bad(c, "map %zu lacks name, type, fill or a size", i);
+		    mf_uint(o, "value_size", UINT32_MAX, &vs) || mf_uint(o, "max_entries", UINT32_MAX, &me) ||
+		    mf_uint(o, "flags", UINT32_MAX, &fl))
+			return mf_bad(c, "map %zu lacks name, type, fill, a size or flags", i);
 		if (!p->image && !json_is_null(json_object_get(o, "image")))
 			return mf_bad(c, "map '%s': 'image' is neither a name nor null", p->name);
 		p->key_size = (uint32_t)ks;
 		p->value_size = (uint32_t)vs;
 		p->max_entries = (uint32_t)me;
+		p->flags = (uint32_t)fl;
+	}
+	return 0;
+}
+
+/* "constants": the BPF object's .rodata globals by name, each a 32-bit
+ * value (bpf_load.c sets them). Absent is none: a pack whose object has
+ * no such global needs none, and one whose object has them is refused at
+ * load when one is missing. */
+static int mf_consts(struct mf_ctx *c, json_t *o, struct bee_manifest *m)
+{
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return mf_bad(c, "'constants' is not an object");
+	m->nconsts = json_object_size(o);
+	m->consts = calloc(m->nconsts + 1, sizeof(*m->consts));
+	if (!m->consts)
+		return -ENOMEM;
+	const char *key;
+	json_t *v;
+	size_t i = 0;
+	json_object_foreach(o, key, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > (json_int_t)UINT32_MAX)
+			return mf_bad(c, "constant '%s' is not a 32-bit unsigned integer", key);
+		m->consts[i].name = key;
+		m->consts[i].value = (uint32_t)json_integer_value(v);
+		i++;
 	}
 	return 0;
 }
@@ -250,6 +280,7 @@ static int mf_parse(struct mf_ctx *c, const json_t *root, struct bee_manifest *m
 	int err;
 	if ((err = mf_hooks(c, json_object_get(j, "hooks"), m)) < 0 ||
 	    (err = mf_maps(c, json_object_get(j, "maps"), m)) < 0 ||
+	    (err = mf_consts(c, json_object_get(j, "constants"), m)) < 0 ||
 	    (err = mf_rules(c, json_object_get(j, "rules"), m)) < 0 ||
 	    (err = mf_landlock(c, json_object_get(j, "landlock"), m)) < 0 ||
 	    (err = mf_syscalls(c, json_object_get(j, "syscalls"), m)) < 0)
@@ -377,6 +408,7 @@ void bee_manifest_fini(struct bee_manifest *m)
 	free(m->defines);
 	free(m->hooks);
 	free(m->maps);
+	free(m->consts);
 	free(m->rules);
 	free(m->ll_rules);
 	memset(m, 0, sizeof(*m));

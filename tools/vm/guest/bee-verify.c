@@ -5,21 +5,28 @@
  *   bee-verify PACK
  *
  * Opens PACK with the runtime's reader (every field and checksum checked),
- * takes its ELF section, checks that the ELF's programs and maps are the
- * ones the manifest lists (same sections, key and value sizes), sizes each
- * map from the manifest as the loader does, and calls bpf_object__load:
- * every program, lsm_cgroup ones included, must pass the verifier. Prints
+ * takes its ELF section (bee's one hook object), specialises it as the
+ * manifest says, by its own reading of docs/pack-format.md rather than
+ * the loader's code: the manifest's hooks are the programs loaded, and an
+ * unlisted one is allowed only for bee_bprm_check without a pinned rule
+ * or a syscall program; each listed map exists with the same key size and
+ * flags and is sized (value_size, max_entries), an unlisted one is not
+ * created; every .rodata global is set from "constants". Then
+ * bpf_object__load: every listed program, lsm_cgroup ones included, must
+ * pass the verifier. Prints
  * one line for the pack and one per program (instructions, and how many
  * the verifier processed); on a refusal, the end of the verifier log.
  * Exit status 0, 1 when anything is refused or does not match, 2 usage.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
 
@@ -56,16 +63,34 @@ static long long manifest_int(const json_t *o, const char *key)
 	return json_is_integer(v) ? json_integer_value(v) : -1;
 }
 
-/* The ELF's programs are exactly the manifest's hooks, by name and section. */
-static int check_programs(const char *path, struct bpf_object *obj, const json_t *hooks)
+static bool manifest_pins(const json_t *manifest)
 {
+	size_t i;
+	const json_t *r;
+	json_array_foreach(json_object_get(manifest, "rules"), i, r)
+		if (json_is_true(json_object_get(r, "pinned")))
+			return true;
+	return false;
+}
+
+/* The manifest's hooks are loaded, by name and section; what it leaves
+ * out may only be bee_bprm_check without pins, or a syscall (test) program. */
+static int check_programs(const char *path, struct bpf_object *obj, const json_t *manifest)
+{
+	const json_t *hooks = json_object_get(manifest, "hooks");
+	bool pins = manifest_pins(manifest);
 	struct bpf_program *prog;
 	size_t n = 0;
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
 		const json_t *h = manifest_find(hooks, "program", name);
-		if (!h)
-			return fail(path, "prog '%s': not listed in the manifest's hooks", name);
+		if (!h) {
+			if ((pins || strcmp(name, "bee_bprm_check")) &&
+			    bpf_program__type(prog) != BPF_PROG_TYPE_SYSCALL)
+				return fail(path, "prog '%s': not listed in the manifest's hooks", name);
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
 		const char *sec = json_string_value(json_object_get(h, "section"));
 		if (!sec || strcmp(sec, bpf_program__section_name(prog)))
 			return fail(path, "prog '%s': the manifest says section '%s', the ELF differs",
@@ -77,30 +102,78 @@ static int check_programs(const char *path, struct bpf_object *obj, const json_t
 	return 0;
 }
 
-/* Each ELF map is a manifest map of the same sizes; max_entries from the manifest. */
+/* Each manifest map is an ELF map of the same key size and flags, sized
+ * from the manifest; an ELF map it does not list is not created. */
 static int size_maps(const char *path, struct bpf_object *obj, const json_t *maps)
 {
 	struct bpf_map *map;
 	size_t n = 0;
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
+		if (bpf_map__is_internal(map))
+			continue;
 		const json_t *m = manifest_find(maps, "name", name);
-		if (!m)
-			return fail(path, "map '%s': not listed in the manifest", name);
+		if (!m) {
+			bpf_map__set_autocreate(map, false);
+			continue;
+		}
 		long long key = manifest_int(m, "key_size"), value = manifest_int(m, "value_size");
-		long long entries = manifest_int(m, "max_entries");
-		if (key != bpf_map__key_size(map) || value != bpf_map__value_size(map))
-			return fail(path, "map '%s': key/value size %u/%u in the ELF, %lld/%lld in the manifest",
-				    name, bpf_map__key_size(map), bpf_map__value_size(map), key, value);
-		if (entries < 0 || entries > UINT32_MAX)
-			return fail(path, "map '%s': the manifest has no valid max_entries", name);
-		int err = bpf_map__set_max_entries(map, (__u32)entries);
+		long long entries = manifest_int(m, "max_entries"), flags = manifest_int(m, "flags");
+		if (key != bpf_map__key_size(map) || flags != bpf_map__map_flags(map))
+			return fail(path, "map '%s': key size %u flags %#x in the ELF, %lld %#llx in the manifest",
+				    name, bpf_map__key_size(map), bpf_map__map_flags(map), key, flags);
+		if (value < 0 || value > UINT32_MAX || entries < 0 || entries > UINT32_MAX)
+			return fail(path, "map '%s': the manifest has no valid value_size or max_entries", name);
+		int err = 0;
+		if (value != bpf_map__value_size(map))
+			err = bpf_map__set_value_size(map, (__u32)value);
+		if (!err)
+			err = bpf_map__set_max_entries(map, (__u32)entries);
 		if (err)
-			return fail(path, "map '%s': cannot set max_entries: %s", name, strerror(-err));
+			return fail(path, "map '%s': cannot size it: %s", name, strerror(-err));
 		n++;
 	}
 	if (n != json_array_size(maps))
 		return fail(path, "the manifest lists maps the ELF does not hold");
+	return 0;
+}
+
+/* Every global of .rodata from the manifest's "constants", each 4 bytes. */
+static int set_constants(const char *path, struct bpf_object *obj, const json_t *consts)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *map, *rodata = NULL;
+	bpf_object__for_each_map(map, obj)
+		if (bpf_map__is_internal(map) && strstr(bpf_map__name(map), ".rodata"))
+			rodata = map;
+	int sec = btf && rodata ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	size_t set = 0;
+	if (sec > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, (__u32)sec);
+		const struct btf_var_secinfo *v = btf_var_secinfos(t);
+		size_t size = 0;
+		const void *init = bpf_map__initial_value(rodata, &size);
+		unsigned char data[4096];
+		if (!init || size > sizeof(data))
+			return fail(path, "the object's .rodata: %zu bytes", size);
+		memcpy(data, init, size);
+		for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
+			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
+			const json_t *c = json_object_get(consts, name);
+			if (!json_is_integer(c) || json_integer_value(c) < 0 ||
+			    json_integer_value(c) > UINT32_MAX || v->size != 4 || v->offset + 4 > size)
+				return fail(path, "constant '%s': missing from the manifest or not 32-bit", name);
+			__u32 value = (__u32)json_integer_value(c);
+			memcpy(data + v->offset, &value, sizeof(value));
+			set++;
+		}
+		int err = bpf_map__set_initial_value(rodata, data, size);
+		if (err)
+			return fail(path, "cannot set the object's .rodata: %s", strerror(-err));
+	}
+	if (set != json_object_size(consts))
+		return fail(path, "the manifest sets %zu constants, the object has %zu", json_object_size(consts),
+			    set);
 	return 0;
 }
 
@@ -136,7 +209,8 @@ static int verify(const char *path)
 		bpflog_print_tail("bee-verify", 40);
 		goto out;
 	}
-	if (check_programs(path, obj, hooks) || size_maps(path, obj, maps))
+	if (check_programs(path, obj, manifest) || size_maps(path, obj, maps) ||
+	    set_constants(path, obj, json_object_get(manifest, "constants")))
 		goto out;
 	e = bpf_object__load(obj);
 	if (e) {
@@ -149,6 +223,8 @@ static int verify(const char *path)
 	unsigned nprog = 0, nlsm = 0;
 	struct bpf_program *prog;
 	bpf_object__for_each_program(prog, obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		memset(&info, 0, sizeof(info));
