@@ -179,12 +179,11 @@ static __always_inline __u32 bee_dfa_walk_hops(const struct bee_dfa_hdr *h, __u3
 	const __u8 *base = (const __u8 *)h;
 	__u64 hops = bee_dfa_hops_off(h->nstates, h->nclasses);
 	__u64 cols = hops + 2;              /* column 0 of row 0, after the state's number */
-	/* the last offset a 16-bit load may read: bounded by the image, not
-	 * by a bigger buffer, so that a hop to the dead state is past it */
-	__u64 size = h->size;
-	if (size > value_size || size < sizeof(*h) + 2)
-		return BEE_DFA_STATE_INVALID;
-	__u64 last = size - 2;
+	/* the last offset a 16-bit load may read; the buffer is the image
+	 * (bee_dfa_walk), so a hop to the dead state is past it. A constant
+	 * in BPF: the 6.1 verifier bounds a register only by comparing it
+	 * with one. */
+	__u64 last = (__u64)value_size - 2;
 	__u64 row = 0, end = 0;             /* state 0's row */
 
 	for (__u32 i = 0; i < BEE_PATH_MAX; i++) {
@@ -217,10 +216,12 @@ static __always_inline __u32 bee_dfa_walk_hops(const struct bee_dfa_hdr *h, __u3
  * gives BEE_DFA_STATE_INVALID: callers deny it first, see bee_dfa_match).
  * s holds len readable bytes; in BPF its buffer holds BEE_PATH_MAX.
  *
- * hops[] is walked only when the size field counts it: a live revoke that
- * replaces next[] (loader/revoke.c, bee_narrow_replace) keeps the header's
- * hops but sets the size of header and next[], and the walk then takes
- * next[]. */
+ * hops[] is walked only when the size field counts it and the buffer is
+ * exactly the image (a map sized by codegen, h->size on the host): a live
+ * revoke that replaces next[] (loader/revoke.c, bee_narrow_replace) keeps
+ * the header's hops but sets the size of header and next[], and the walk
+ * then takes next[]; so does a buffer with room beyond the image, where a
+ * hop to the dead state could land inside it. */
 static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 value_size,
 					  const __u8 *s, __u32 len)
 {
@@ -228,7 +229,8 @@ static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 val
 		return BEE_DFA_STATE_INVALID;
 	if (len == 0)
 		return 0;
-	if (h->hops == 1 && h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, 1))
+	if (h->hops == 1 && h->size == value_size &&
+	    h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, 1))
 		return bee_dfa_walk_hops(h, value_size, s, len);
 	return bee_dfa_walk_next(h, value_size, s, len);
 }
