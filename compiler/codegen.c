@@ -13,6 +13,7 @@
 #include "bee_net.h"
 #include "bee_session.h"
 #include "hooks_object.h"
+#include "image.h"
 #include "mem.h"
 
 #include <errno.h>
@@ -92,7 +93,7 @@ static int image_size(const struct dfa *d, const char *domain, struct diag_ctx *
 {
 	struct dfa_tables t;
 	dfa_tables_get(d, &t);
-	uint64_t size = bee_dfa_image_size(t.nstates, t.nclasses);
+	uint64_t size = image_dfa_size(d);   /* the image written, hops[] and all */
 	if (size > CODEGEN_IMAGE_MAX) {
 		diag_error(dc, LOC_NONE,
 			   "the %s automaton (%u states, %u byte classes) needs a map value of %llu bytes; "

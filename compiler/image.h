@@ -14,4 +14,7 @@
 /* The automaton as one bee_dfa image (runtime/bee_dfa.h). */
 struct bee_dfa_hdr *image_dfa_write(const struct dfa *d, size_t *len);
 
+/* Bytes of image_dfa_write's image of d: the map's value size. */
+size_t image_dfa_size(const struct dfa *d);
+
 #endif

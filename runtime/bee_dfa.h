@@ -5,12 +5,28 @@
  * BPF programs (which walk them); compiled both by the host compiler and by
  * clang -target bpf, so it uses only fixed-width kernel types.
  *
- * An image is one blob, held in ONE map value so that a walk is one class
- * lookup and one dependent 16-bit load per byte (DESIGN.md, last section):
+ * An image is one blob, held in ONE map value so that a walk is a chain of
+ * dependent loads inside it (DESIGN.md, last section):
  *
  *   struct bee_dfa_hdr                 272 bytes: 16 of counts, class_of[256]
  *   __u32 perms[nstates]               permission bits of each state
  *   __u16 next[nstates * nclasses]     transitions, row per state
+ *
+ * and, when the header's hops is 1, the same transitions as the walk in
+ * BPF wants them (at bee_dfa_hops_off, right after next[]):
+ *
+ *   __u16 hops[nstates][nclasses + 1]  per state: its number, then for each
+ *                                      class where the next state's row
+ *                                      starts, in bytes from hops[0][0], or
+ *                                      BEE_DFA_HOP_DEAD for the dead state
+ *
+ * A step over next[] multiplies the state by the row length and tests for
+ * the dead state before its load; a step over hops[] is one add and one
+ * load, and a hop to the dead state leaves the image, so the bounds check
+ * the load needs anyway ends the walk there. hops[] is derived from next[]
+ * and must agree with it everywhere (bee_dfa_image_check proves it), so
+ * either table gives the same walk; bee_dfa_walk takes hops[] when the
+ * header's size counts it.
  *
  * State 0 is the start. Byte 0 never leads anywhere but to a state without
  * permissions, so a walk may stop at the first NUL.
@@ -38,7 +54,7 @@ struct bee_dfa_hdr {
 	__u16 nstates;
 	__u16 nclasses;
 	__u16 dead;          /* the state that never accepts again, or BEE_DFA_NONE */
-	__u16 reserved;
+	__u16 hops;          /* 1: hops[] follows next[]; 0: it does not */
 	__u32 size;          /* bytes of the whole image */
 	__u8 class_of[256];  /* byte -> class */
 };
@@ -47,9 +63,32 @@ _Static_assert(sizeof(struct bee_dfa_hdr) == 272, "bee_dfa_hdr layout");
 _Static_assert(__builtin_offsetof(struct bee_dfa_hdr, size) == 12, "bee_dfa_hdr.size");
 _Static_assert(__builtin_offsetof(struct bee_dfa_hdr, class_of) == 16, "bee_dfa_hdr.class_of");
 
+/* Bytes of the header and next[] (the whole image when hops is 0). */
 static inline __u32 bee_dfa_image_size(__u32 nstates, __u32 nclasses)
 {
 	return (__u32)sizeof(struct bee_dfa_hdr) + nstates * 4 + nstates * nclasses * 2;
+}
+
+/* A hop to the dead state. The writer keeps hops[] within
+ * BEE_DFA_HOPS_MAX bytes, so this is past the image from any column. */
+#define BEE_DFA_HOP_DEAD 0xffffu
+#define BEE_DFA_HOPS_MAX 0x10000u
+
+static inline __u64 bee_dfa_hops_off(__u64 nstates, __u64 nclasses)
+{
+	return bee_dfa_image_size((__u32)nstates, (__u32)nclasses);   /* 2-aligned */
+}
+
+/* Bytes of hops[]; the writer adds it only up to BEE_DFA_HOPS_MAX. */
+static inline __u64 bee_dfa_hops_size(__u64 nstates, __u64 nclasses)
+{
+	return nstates * (nclasses + 1) * 2;
+}
+
+/* Bytes of a whole image. */
+static inline __u64 bee_dfa_image_size_hops(__u64 nstates, __u64 nclasses, __u64 hops)
+{
+	return bee_dfa_hops_off(nstates, nclasses) + (hops ? bee_dfa_hops_size(nstates, nclasses) : 0);
 }
 
 /* Pointers into an image, for the writer and for code that has checked the
@@ -92,11 +131,10 @@ static inline const __u16 *bee_dfa_next(const struct bee_dfa_hdr *h)
  * state exists, so its permissions are 0. A checked image never gives it. */
 #define BEE_DFA_STATE_INVALID 0xffffffffu
 
-/* The state reached over s[0..len), len <= BEE_PATH_MAX - 1 (a longer len
- * gives BEE_DFA_STATE_INVALID: callers deny it first, see bee_dfa_match).
- * s holds len readable bytes; in BPF its buffer holds BEE_PATH_MAX - 1. */
-static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 value_size,
-					  const __u8 *s, __u32 len)
+/* The walk over next[], for an image without hops[] (too big for 16-bit
+ * offsets, or a live revoke's replacement, see bee_dfa_walk). */
+static __always_inline __u32 bee_dfa_walk_next(const struct bee_dfa_hdr *h, __u32 value_size,
+					       const __u8 *s, __u32 len)
 {
 	const __u8 *base = (const __u8 *)h;
 	__u64 next_off = sizeof(*h) + (__u64)h->nstates * 4;   /* of next[] in the image */
@@ -104,10 +142,6 @@ static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 val
 	__u64 stride = (__u64)h->nclasses * 2, dead = h->dead;   /* bytes of a row of next[] */
 	__u64 state = 0, stop = 0;
 
-	if (value_size < sizeof(*h) + 2 || len > BEE_PATH_MAX - 1)
-		return BEE_DFA_STATE_INVALID;
-	if (len == 0)
-		return 0;
 	/* step i == len always stops, so the loop only ever leaves by the break */
 	for (__u32 i = 0; i < BEE_PATH_MAX; i++) {
 		/* all ones past the end of s, else 0 */
@@ -131,6 +165,74 @@ static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 val
 	}
 	/* stopped at the end or the dead state: the answer; else it did not fit */
 	return stop ? (__u32)state : BEE_DFA_STATE_INVALID;
+}
+
+/* The walk over hops[]: per byte, the column comes from the path alone
+ * (off the chain of dependent loads), and the chain is one add and one
+ * 16-bit load. The end of the path is folded into the column (a column
+ * past any image), and the dead state is a hop past the image, so the one
+ * bounds check ends the walk at both: one branch a byte for the verifier,
+ * as in bee_dfa_walk_next. */
+static __always_inline __u32 bee_dfa_walk_hops(const struct bee_dfa_hdr *h, __u32 value_size,
+					       const __u8 *s, __u32 len)
+{
+	const __u8 *base = (const __u8 *)h;
+	__u64 hops = bee_dfa_hops_off(h->nstates, h->nclasses);
+	__u64 cols = hops + 2;              /* column 0 of row 0, after the state's number */
+	/* the last offset a 16-bit load may read; the buffer is the image
+	 * (bee_dfa_walk), so a hop to the dead state is past it. A constant
+	 * in BPF: the 6.1 verifier bounds a register only by comparing it
+	 * with one. */
+	__u64 last = (__u64)value_size - 2;
+	__u64 row = 0, end = 0;             /* state 0's row */
+
+	for (__u32 i = 0; i < BEE_PATH_MAX; i++) {
+		__u64 d = (__u64)len - 1 - i;
+		bee_dfa_barrier_var(d);
+		/* past the end of s: 2^63 - 1, a column past any image, else 0 */
+		end = (__u64)((__s64)d >> 63) >> 1;
+		bee_dfa_barrier_var(end);
+		/* past the end s[i] may not exist, so s[0] is read there */
+		__u64 col = (cols + (__u64)h->class_of[s[i & ~end]] * 2) | end;
+		bee_dfa_barrier_var(col);
+		__u64 off = row + col;
+		bee_dfa_barrier_var(off);
+		if (off > last)
+			break;
+		bee_dfa_barrier_var(off);
+		row = *(const __u16 *)(base + off);
+	}
+	if (row == BEE_DFA_HOP_DEAD)
+		return h->dead;
+	/* stopped before the end: a hop that leaves the image */
+	__u64 at = hops + row;
+	bee_dfa_barrier_var(at);
+	if (!end || at > last)
+		return BEE_DFA_STATE_INVALID;
+	return *(const __u16 *)(base + at);   /* the row's first slot: its state */
+}
+
+/* The state reached over s[0..len), len <= BEE_PATH_MAX - 1 (a longer len
+ * gives BEE_DFA_STATE_INVALID: callers deny it first, see bee_dfa_match).
+ * s holds len readable bytes; in BPF its buffer holds BEE_PATH_MAX.
+ *
+ * hops[] is walked only when the size field counts it and the buffer is
+ * exactly the image (a map sized by codegen, h->size on the host): a live
+ * revoke that replaces next[] (loader/revoke.c, bee_narrow_replace) keeps
+ * the header's hops but sets the size of header and next[], and the walk
+ * then takes next[]; so does a buffer with room beyond the image, where a
+ * hop to the dead state could land inside it. */
+static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 value_size,
+					  const __u8 *s, __u32 len)
+{
+	if (value_size < sizeof(*h) + 2 || len > BEE_PATH_MAX - 1)
+		return BEE_DFA_STATE_INVALID;
+	if (len == 0)
+		return 0;
+	if (h->hops == 1 && h->size == value_size &&
+	    h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, 1))
+		return bee_dfa_walk_hops(h, value_size, s, len);
+	return bee_dfa_walk_next(h, value_size, s, len);
 }
 
 /* The permission bits of state, or 0 for a state the image does not have. */
@@ -176,7 +278,35 @@ enum bee_dfa_image_error {
 	BEE_DFA_ERR_CLASS = -4,    /* class_of names a class >= nclasses */
 	BEE_DFA_ERR_NEXT = -5,     /* a transition to a state >= nstates */
 	BEE_DFA_ERR_DEAD = -6,     /* dead state out of range */
+	BEE_DFA_ERR_HOPS = -7,     /* hops[] too big, or not next[] as offsets */
 };
+
+/* The hop to state t. */
+static inline __u32 bee_dfa_hop(const struct bee_dfa_hdr *h, __u32 t)
+{
+	if (t == h->dead)
+		return BEE_DFA_HOP_DEAD;
+	return t * ((__u32)h->nclasses + 1) * 2;
+}
+
+/* hops[] says what next[] says (next[] checked first). */
+static inline int bee_dfa_hops_check(const struct bee_dfa_hdr *h)
+{
+	__u32 ns = h->nstates, ncl = h->nclasses;
+	if (bee_dfa_hops_size(ns, ncl) > BEE_DFA_HOPS_MAX)
+		return BEE_DFA_ERR_HOPS;
+	const __u16 *next = bee_dfa_next(h);
+	const __u16 *hops = (const __u16 *)(const void *)((const __u8 *)h + bee_dfa_hops_off(ns, ncl));
+	for (__u32 st = 0; st < ns; st++) {
+		const __u16 *row = hops + st * (ncl + 1);
+		if (row[0] != st)
+			return BEE_DFA_ERR_HOPS;
+		for (__u32 c = 0; c < ncl; c++)
+			if (row[1 + c] != bee_dfa_hop(h, next[st * ncl + c]))
+				return BEE_DFA_ERR_HOPS;
+	}
+	return 0;
+}
 
 static inline int bee_dfa_image_check(const void *blob, __u64 len)
 {
@@ -185,8 +315,11 @@ static inline int bee_dfa_image_check(const void *blob, __u64 len)
 		return BEE_DFA_ERR_SIZE;
 	if (h->magic != BEE_DFA_MAGIC)
 		return BEE_DFA_ERR_MAGIC;
-	if (!h->nstates || !h->nclasses || h->size != len ||
-	    h->size != bee_dfa_image_size(h->nstates, h->nclasses))
+	/* with hops[], or without: hops 0, or hops 1 kept with the size of
+	 * next[] alone (a revoke's replacement, see bee_dfa_walk) */
+	int hops = h->hops == 1 && h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, 1);
+	if (!h->nstates || !h->nclasses || h->size != len || h->hops > 1 ||
+	    (!hops && h->size != bee_dfa_image_size(h->nstates, h->nclasses)))
 		return BEE_DFA_ERR_COUNTS;
 	for (int b = 0; b < 256; b++)
 		if (h->class_of[b] >= h->nclasses)
@@ -197,7 +330,7 @@ static inline int bee_dfa_image_check(const void *blob, __u64 len)
 	for (__u32 i = 0; i < (__u32)h->nstates * h->nclasses; i++)
 		if (next[i] >= h->nstates)
 			return BEE_DFA_ERR_NEXT;
-	return 0;
+	return hops ? bee_dfa_hops_check(h) : 0;
 }
 
 #endif
