@@ -20,6 +20,15 @@ static struct source *source_new_body(const char *name, const char *text, size_t
 	memcpy(s->text, text, len);
 	s->text[len] = '\0';
 	s->len = len;
+	/* the line index: one pass of memchr, counted first so it is exact */
+	size_t n = 1;
+	for (const char *p = s->text, *end = s->text + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
+	s->lines = xmalloc(n * sizeof(*s->lines));
+	s->lines[0] = 0;
+	s->nlines = 1;
+	for (const char *p = s->text, *end = s->text + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		s->lines[s->nlines++] = (uint32_t)(p + 1 - s->text);
 	return s;
 }
 
@@ -140,6 +149,7 @@ void source_free(struct source *src)
 		return;
 	free(src->name);
 	free(src->text);
+	free(src->lines);
 	free(src);
 }
 
@@ -155,16 +165,19 @@ struct loc loc_span(struct loc a, struct loc b)
 
 void loc_linecol(struct loc l, unsigned *line, unsigned *col)
 {
-	unsigned ln = 1;
-	size_t bol = 0;
-	for (size_t i = 0; i < l.off && i < l.src->len; i++) {
-		if (l.src->text[i] == '\n') {
-			ln++;
-			bol = i + 1;
-		}
+	/* the last line start at or before off (a location past the end, as
+	 * the end-of-input one, counts from the last line like the scan did) */
+	size_t off = l.off < l.src->len ? l.off : l.src->len;
+	size_t lo = 0, hi = l.src->nlines;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l.src->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	*line = ln;
-	*col = (unsigned)(l.off - bol) + 1;
+	*line = (unsigned)lo + 1;
+	*col = (unsigned)(l.off - l.src->lines[lo]) + 1;
 }
 
 void diag_init(struct diag_ctx *dc)

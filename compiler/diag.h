@@ -28,12 +28,17 @@
  * duplicate entries must not queue (and print) 100,000 records. */
 #define DIAG_MAX_WARNINGS 100
 
-/* A named text held in memory. Owns name and text. text is NUL-terminated
- * one byte past len (the text itself may contain NUL bytes). */
+/* A named text held in memory. Owns name, text and lines. text is
+ * NUL-terminated one byte past len (the text itself may contain NUL bytes).
+ * lines[i] is the offset where line i + 1 starts (lines[0] is 0), made once
+ * with the source: a location's line is then a binary search, so a policy
+ * of many rules does not rescan its text for each one it locates. */
 struct source {
 	char *name;
 	char *text;
 	size_t len;
+	uint32_t *lines;
+	size_t nlines;
 };
 
 struct source *source_new(const char *name, const char *text, size_t len);
@@ -61,7 +66,8 @@ struct loc {
 
 #define LOC_NONE ((struct loc){ 0 })
 struct loc loc_span(struct loc a, struct loc b);   /* from a's start to b's end */
-/* 1-based line and column (column counts bytes) of loc's start */
+/* 1-based line and column (column counts bytes) of loc's start; lines end
+ * at '\n' only. O(log lines). */
 void loc_linecol(struct loc l, unsigned *line, unsigned *col);
 
 enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
