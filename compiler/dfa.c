@@ -319,6 +319,16 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	d->perms_only = o.perms_only;
 	d->marks = o.marks;
 	d->stats.nfa_states = (unsigned)nfa.n;
+	if (o.perms_only) {
+		/* by permissions, first all rules in one subset construction,
+		 * bounded by the NFA's size: where threads do not multiply that
+		 * is linear, where they do (patterns that may match anywhere)
+		 * it stops early and the fold below builds the same automaton
+		 * (the minimal one is unique, and so is its numbering) */
+		rc = dfa_fold_build_chunked(d, rules, n, o.max_build_states, o.max_build_total, o.max_states);
+		if (rc != -E2BIG)
+			goto built;
+	}
 	rc = dfa_fold_build(d, rules, n, !o.perms_only, o.max_build_states, o.max_build_total,
 			    o.max_states, &rep);
 	if (rc == -E2BIG) {
@@ -327,6 +337,7 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 		if (dc)
 			dfa_limit_diag(dc, rules, n, &o, &rep);
 	}
+built:
 	if (rc) {
 		dfa_free(d);
 		d = NULL;

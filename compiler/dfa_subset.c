@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_subset.c: subset construction from a Thompson NFA, bounded; used on
- * one brace alternative of one rule at a time (dfa_fold.c).
+ * one brace alternative of one rule at a time, and on chunks of
+ * neighbouring rules when only permissions are wanted (dfa_fold.c).
  *
  * A subset state is the sorted set of "important" NFA states (those with a
  * byte edge or an accept) in an epsilon closure, after dropping threads that
@@ -104,6 +105,23 @@ int dfa_u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sorts v: insertion sort for the few threads most subset states hold
+ * (glibc's qsort allocates and merges), qsort beyond. */
+static void dfa_u32_sort(uint32_t *v, size_t n)
+{
+	if (n > 16) {
+		qsort(v, n, sizeof(uint32_t), dfa_u32_cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		uint32_t x = v[i];
+		size_t j = i;
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
 static uint32_t dfa_subset_stamp(struct dfa_subset *ss)
 {
 	if (++ss->gen == 0) {
@@ -173,8 +191,7 @@ static void dfa_subset_closure(struct dfa_subset *ss, const uint32_t *seeds, siz
 			}
 		}
 	}
-	if (ss->ntmp > 1)
-		qsort(ss->tmp, ss->ntmp, sizeof(uint32_t), dfa_u32_cmp);
+	dfa_u32_sort(ss->tmp, ss->ntmp);
 	dfa_subset_prune(ss);
 }
 
@@ -199,8 +216,7 @@ static uint32_t dfa_subset_label(struct dfa_subset *ss, const uint32_t *set, siz
 		if (st->accept)
 			*VEC_PUSH(ents, nents, cap) = st->entry;
 	}
-	if (nents > 1)
-		qsort(ents, nents, sizeof(uint32_t), dfa_u32_cmp);
+	dfa_u32_sort(ents, nents);
 	size_t u = 0;
 	for (size_t i = 0; i < nents; i++)
 		if (u == 0 || ents[u - 1] != ents[i])
@@ -235,6 +251,10 @@ int dfa_subset_run(struct dfa_subset *ss)
 	dfa_subset_closure(ss, nfa->starts, nfa->nstarts);
 	if (dfa_subset_state(ss) == UINT32_MAX)
 		return -E2BIG;
+	/* the empty set, where most classes of most states lead: interned
+	 * once, not looked up per transition (it is not a state until some
+	 * transition reaches it, so the numbering is what it always was) */
+	uint32_t empty = UINT32_MAX;
 
 	for (uint32_t i = 0; i < ss->sets.n; i++) {
 		size_t len;
@@ -252,8 +272,14 @@ int dfa_subset_run(struct dfa_subset *ss)
 			}
 		}
 		for (uint32_t c = 0; c < ss->k; c++) {
+			if (ss->bucket[c].n == 0 && empty != UINT32_MAX) {
+				ss->trans[(size_t)i * ss->k + c] = empty;
+				continue;
+			}
 			dfa_subset_closure(ss, ss->bucket[c].v, ss->bucket[c].n);
 			uint32_t to = dfa_subset_state(ss);
+			if (ss->bucket[c].n == 0)
+				empty = to;
 			if (to == UINT32_MAX)
 				return -E2BIG;
 			ss->trans[(size_t)i * ss->k + c] = to;
@@ -289,4 +315,3 @@ void dfa_subset_fini(struct dfa_subset *ss)
 		free(ss->bucket[c].v);
 	free(ss->bucket);
 }
-
