@@ -218,13 +218,28 @@ static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc 
 		}
 		dc->errors++;
 	}
-	if (sev == DIAG_WARNING) {
-		if (dc->warnings >= DIAG_MAX_WARNINGS) {
+	struct diag_kind *kind = NULL;
+	if (sev == DIAG_WARNING && !dc->all_warnings) {
+		for (unsigned i = 0; i < dc->nkinds && !kind; i++)
+			if (strcmp(dc->kinds[i].fmt, fmt) == 0)
+				kind = &dc->kinds[i];
+		if (!kind && dc->nkinds < DIAG_WARNING_KINDS) {
+			kind = &dc->kinds[dc->nkinds++];
+			*kind = (struct diag_kind){ .fmt = fmt };
+		}
+		if (kind && kind->queued >= DIAG_MAX_WARNINGS_KIND) {
+			dc->items[kind->last].more++;
 			dc->warnings_dropped++;
 			return;
 		}
-		dc->warnings++;
+		if (!kind || dc->warnings >= DIAG_MAX_WARNINGS) {
+			dc->warnings_dropped++;
+			dc->warnings_unsaid++;
+			return;
+		}
 	}
+	if (sev == DIAG_WARNING)
+		dc->warnings++;
 	/* room first, then the text, then the record: exhaustion at either
 	 * step leaves the queue as it was */
 	mem_grow((void **)&dc->items, &dc->cap, dc->n + 1, sizeof(*dc->items));
@@ -235,6 +250,10 @@ static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc 
 	d->severity = sev;
 	d->loc = loc;
 	d->msg = msg;
+	if (kind) {
+		kind->queued++;
+		kind->last = dc->n - 1;
+	}
 }
 
 int diag_error(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
@@ -252,6 +271,11 @@ void diag_warning(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_vqueue(dc, DIAG_WARNING, loc, fmt, ap);
 	va_end(ap);
+}
+
+void diag_vwarning(struct diag_ctx *dc, struct loc loc, const char *fmt, va_list ap)
+{
+	diag_vqueue(dc, DIAG_WARNING, loc, fmt, ap);
 }
 
 void diag_add(struct diag_ctx *dc, enum diag_severity sev, struct loc loc, const char *fmt, ...)
@@ -367,10 +391,13 @@ void diag_print(const struct diag_ctx *dc, FILE *out)
 				fprintf(out, "      = note: %s\n", n->msg);
 			}
 		}
+		if (d->more)
+			fprintf(out, "beec: %zu more warning%s of this kind not shown (--warnings=all shows them)\n",
+				d->more, d->more == 1 ? "" : "s");
 	}
-	if (dc->warnings_dropped)
-		fprintf(out, "beec: %zu more warning%s not shown (the first %d are)\n", dc->warnings_dropped,
-			dc->warnings_dropped == 1 ? "" : "s", DIAG_MAX_WARNINGS);
+	if (dc->warnings_unsaid)
+		fprintf(out, "beec: %zu more warning%s not shown (--warnings=all shows them)\n",
+			dc->warnings_unsaid, dc->warnings_unsaid == 1 ? "" : "s");
 	if (dc->truncated)
 		fprintf(out, "beec: too many errors (stopped after %d)\n", DIAG_MAX_ERRORS);
 }
