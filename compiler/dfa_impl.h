@@ -167,6 +167,9 @@ void dfa_stats_count(struct dfa *d);
 void dfa_perms_label(const uint32_t *perms, uint32_t n, uint32_t *label);
 /* Per-state rules from bits[state * words ...] over input positions. */
 void dfa_rules_fill(struct dfa *d, const uint64_t *bits, size_t words);
+/* The same from (state << 32 | input position) pairs, in any order and
+ * with repeats (sorts them). */
+void dfa_rules_fill_pairs(struct dfa *d, uint64_t *pairs, size_t n);
 
 /* ---- building rule by rule (dfa_fold.c) -------------------------------- */
 
