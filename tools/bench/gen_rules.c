@@ -167,8 +167,10 @@ int main(int argc, char **argv)
 	 * fixed list of KIND_RULES rules over vocabulary words, and each
 	 * project instantiates its kind's list under its own directory, so
 	 * the automata share what real monorepos share. About one rule in
-	 * thirty-two is the project's own (a word of its own: states of its
-	 * own), one in twenty-five repeats an earlier rule (a duplicate). */
+	 * 128 is the project's own (a word of its own: states of its own),
+	 * one in 25 repeats an earlier rule (a duplicate). One in 32 made the
+	 * fs automaton of 100,000 rules 56,188 states, past what one map
+	 * value holds (and apparmor_parser's 16-bit states). */
 	enum { NKINDS = 12, KIND_RULES = 8 };
 	const struct form *kind_form[NKINDS][KIND_RULES];
 	const char *kind_word[NKINDS][KIND_RULES];
@@ -187,7 +189,7 @@ int main(int argc, char **argv)
 		snprintf(base, sizeof(base), "/srv/team%u/svc%u", p / 16, p % 16);
 		unsigned k = rnd(NKINDS);
 		for (int j = 0; j < KIND_RULES && nbase < n; j++) {
-			if (rnd(32) == 0) {
+			if (rnd(128) == 0) {
 				char w[8];
 				word(w, 3 + rnd(4));
 				const struct form *f = form_pick();
