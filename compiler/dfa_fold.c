@@ -284,10 +284,18 @@ static int dfa_tab_product(struct dfa_fold *f, const struct dfa_tab *a, const st
 	for (size_t i = 0; i < p.n; i++) {
 		uint32_t sa = p.a[i], sb = p.b[i];
 		mem_grow((void **)&out->trans, &cap, (i + 1) * out->k, sizeof(uint32_t));
+		/* most classes of a path automaton's state lead where the one
+		 * before did (to the dead state, or round a '*'): no lookup */
+		uint32_t la = UINT32_MAX, lb = UINT32_MAX, lid = 0;
 		for (uint32_t c = 0; c < out->k; c++) {
 			uint32_t ta = a->trans[(size_t)sa * a->k + ra[c]];
 			uint32_t tb = b->trans[(size_t)sb * b->k + rb[c]];
-			out->trans[i * out->k + c] = dfa_pairs_get(&p, ta, tb);
+			if (ta != la || tb != lb) {
+				la = ta;
+				lb = tb;
+				lid = dfa_pairs_get(&p, ta, tb);
+			}
+			out->trans[i * out->k + c] = lid;
 			/* stop at the first state past the bound, not a row later */
 			if (p.n > f->limit) {
 				f->reached = p.n;
@@ -906,8 +914,14 @@ static int dfa_chunk_may(struct dfa_fold *f, const struct dfa *d, const struct d
 		/* the empty set of threads: nothing more to mark below */
 		if (dfa_seqtab_get(&ss->sets, q, &len), len == 0)
 			continue;
-		for (uint32_t c = 0; c < k; c++)
-			dfa_pairs_get(&p, d->next[(size_t)s * d->nclasses + ra[c]], ss->trans[(size_t)q * ss->k + rb[c]]);
+		uint32_t la = UINT32_MAX, lb = UINT32_MAX;
+		for (uint32_t c = 0; c < k; c++) {
+			uint32_t ta = d->next[(size_t)s * d->nclasses + ra[c]], tb = ss->trans[(size_t)q * ss->k + rb[c]];
+			if (ta != la || tb != lb)
+				dfa_pairs_get(&p, ta, tb);
+			la = ta;
+			lb = tb;
+		}
 	}
 	size_t walked = p.n;
 	dfa_pairs_fini(&p);
