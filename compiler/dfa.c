@@ -206,7 +206,8 @@ static int dfa_u64_cmp(const void *a, const void *b)
 void dfa_rules_fill_pairs(struct dfa *d, uint64_t *pairs, size_t n)
 {
 	size_t nrid = 0, ridcap = 0, neid = 0, eidcap = 0, i = 0;
-	qsort(pairs, n, sizeof(*pairs), dfa_u64_cmp);
+	if (n > 1)   /* no rules at all: pairs is NULL */
+		qsort(pairs, n, sizeof(*pairs), dfa_u64_cmp);
 	d->rule_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
 	d->entry_off = xcalloc(d->nstates + 1, sizeof(uint32_t));
 	for (uint32_t s = 0; s < d->nstates; s++) {
