@@ -836,7 +836,8 @@ out:
 /* One chunk: its subset automaton (whose states know the exact rules the
  * strings reaching them match) and the subset's minimal form to fold. */
 struct dfa_chunk {
-	struct dfa_subset ss;
+	struct dfa_subset ss;    /* its sets freed once built: see empty */
+	uint32_t empty;          /* the state of no threads, or UINT32_MAX */
 	uint8_t class_of[256];
 	struct dfa_tab min;
 };
@@ -864,12 +865,24 @@ static int dfa_chunk_build(struct dfa_fold *f, const struct dfa_rule *rules, con
 		f->reached = ch->ss.sets.n + 1;
 	if (rc == 0)
 		rc = dfa_fold_spend(f, ch->ss.sets.n);
+	uint32_t nstates = (uint32_t)ch->ss.sets.n;
 	ch->ss.nfa = NULL;   /* not read after the run */
 	nfa_fini(&nfa);
 	if (rc)
 		return rc;
+	/* the walk of dfa_chunk_may needs of the sets only which one is
+	 * empty: the rest is most of a chunk's memory, given back now */
+	ch->empty = UINT32_MAX;
+	for (uint32_t s = 0; s < ch->ss.sets.n && ch->empty == UINT32_MAX; s++) {
+		size_t len;
+		dfa_seqtab_get(&ch->ss.sets, s, &len);
+		if (len == 0)
+			ch->empty = s;
+	}
+	dfa_seqtab_fini(&ch->ss.sets);
+	dfa_seqtab_init(&ch->ss.sets);
 	struct dfa_tab *t = &ch->min;
-	t->n = (uint32_t)ch->ss.sets.n;
+	t->n = nstates;
 	t->k = ch->ss.k;
 	t->trans = xmalloc((size_t)t->n * t->k * sizeof(uint32_t));
 	memcpy(t->trans, ch->ss.trans, (size_t)t->n * t->k * sizeof(uint32_t));
@@ -912,7 +925,7 @@ static int dfa_chunk_may(struct dfa_fold *f, const struct dfa *d, const struct d
 		for (size_t j = 0; j < len; j++)
 			*VEC_PUSH(*pairs, *npairs, *cap) = (uint64_t)s << 32 | set[j];
 		/* the empty set of threads: nothing more to mark below */
-		if (dfa_seqtab_get(&ss->sets, q, &len), len == 0)
+		if (q == ch->empty)
 			continue;
 		uint32_t la = UINT32_MAX, lb = UINT32_MAX;
 		for (uint32_t c = 0; c < k; c++) {
@@ -955,6 +968,8 @@ int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, size_t n
 	}
 	if (rc == 0)
 		rc = dfa_fold_balanced(&f, ident, mins, nch, &acc);
+	for (size_t c = 0; c < built; c++)
+		dfa_tab_fini(&ch[c].min);   /* folded: the walks need the subsets only */
 	if (rc)
 		goto out;
 
