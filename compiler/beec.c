@@ -63,6 +63,8 @@ static const char help_text[] =
 	"                     (K, M, G suffixes; default 4G)\n"
 	"  --max-input=SIZE   refuse an input file of more than SIZE bytes (K, M, G:\n"
 	"                     KiB, MiB, GiB; default 16M)\n"
+	"  --warnings=WHICH   'capped' (the default: ten of each kind, then how many\n"
+	"                     more) or 'all'\n"
 	"  -h, --help         print this help\n"
 	"  --version          print the version\n"
 	"\n"
@@ -93,6 +95,15 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputs("try 'beec --help'\n", stderr);
 	return EXIT_USAGE;
+}
+
+/* --warnings=all: every warning printed, not ten of each kind (diag.h). */
+static bool warnings_all;
+
+static void beec_diag_init(struct diag_ctx *dc)
+{
+	diag_init(dc);
+	dc->all_warnings = warnings_all;
 }
 
 /* What source_read_max's errors mean to the person who gave the path. */
@@ -153,7 +164,7 @@ static int cmd_toml_json(int argc, char **argv)
 	const char *path = argc == 2 ? argv[1] : "-";
 	struct beec_policy pol;
 	struct diag_ctx dc;
-	diag_init(&dc);
+	beec_diag_init(&dc);
 	int err = beec_policy__read(&pol, path);
 	if (err)
 		return read_error(path, err, 0);
@@ -311,7 +322,7 @@ static int run_dump(enum dump_stage stage, const char *path, const struct beec_o
 {
 	struct beec_policy pol;
 	struct diag_ctx dc;
-	diag_init(&dc);
+	beec_diag_init(&dc);
 	int status = load_to(&pol, path, stage, opts, &dc);
 	if (status == 0) {
 		switch (stage) {
@@ -357,7 +368,7 @@ struct policy_args {
 
 enum {
 	OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_MAX_INPUT, OPT_LIMIT, OPT_PARENT, OPT_DUMP, OPT_VERSION,
-	OPT_JSON, OPT_FAIL_ON_WIDEN, OPT_CONFIG,
+	OPT_JSON, OPT_FAIL_ON_WIDEN, OPT_CONFIG, OPT_WARNINGS,
 };
 
 static int parse_max_states(const char *arg, unsigned *out)
@@ -409,7 +420,7 @@ static int config_read(const struct policy_args *pa)
 	struct config_opts o = { .sz = sizeof(o), .file = pa->config };
 	struct diag_ctx dc;
 	char err[4400];
-	diag_init(&dc);
+	beec_diag_init(&dc);
 	int rc = config_load(&beec_config, &o, &dc, err, sizeof(err));
 	diag_print(&dc, stderr);
 	diag_fini(&dc);
@@ -468,6 +479,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "fail-on-widen", no_argument, NULL, OPT_FAIL_ON_WIDEN },
 		{ "config", required_argument, NULL, OPT_CONFIG },
+		{ "warnings", required_argument, NULL, OPT_WARNINGS },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool config = strcmp(argv[0], "config") == 0;
@@ -492,6 +504,11 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 			break;
 		case OPT_CONFIG:
 			pa->config = optarg;
+			break;
+		case OPT_WARNINGS:
+			if (strcmp(optarg, "all") != 0 && strcmp(optarg, "capped") != 0)
+				return usage_error("--warnings expects 'all' or 'capped', got '%s'", optarg);
+			warnings_all = strcmp(optarg, "all") == 0;
 			break;
 		case OPT_JSON:
 			if (config) {
@@ -582,8 +599,8 @@ static int cmd_query(int argc, char **argv)
 	struct beec_opts opts = policy_args_opts(&pa);
 	struct beec_policy pol;
 	struct diag_ctx dc, notes;
-	diag_init(&dc);
-	diag_init(&notes);
+	beec_diag_init(&dc);
+	beec_diag_init(&notes);
 	status = load_to(&pol, argv[optind], DUMP_NET, &opts, &dc);
 	if (status == 0) {
 		struct query_result r;
@@ -643,7 +660,7 @@ static int run_compile(const char *path, const char *output, const struct beec_o
 {
 	struct beec_policy pol = { 0 };
 	struct diag_ctx dc;
-	diag_init(&dc);
+	beec_diag_init(&dc);
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int status = compile_pack(&pol, path, opts, &dc, &buf, &len);
@@ -683,7 +700,7 @@ static int cmd_show(int argc, char **argv)
 	struct beec_opts opts = policy_args_opts(&pa);
 	struct beec_policy pol = { 0 };
 	struct diag_ctx dc;
-	diag_init(&dc);
+	beec_diag_init(&dc);
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	bool is_pack = file->len >= 8 && memcmp(file->text, "BEEPACK", 8) == 0;
@@ -728,7 +745,7 @@ static int cmd_diff(int argc, char **argv)
 	struct beec_opts opts = policy_args_opts(&pa);
 	struct beec_policy old = { 0 }, new_ = { 0 };
 	struct diag_ctx dc;
-	diag_init(&dc);
+	beec_diag_init(&dc);
 	status = load_to(&old, argv[optind], DUMP_NET, &opts, &dc);
 	if (status == 0)
 		status = load_to(&new_, argv[optind + 1], DUMP_NET, &opts, &dc);
@@ -772,7 +789,7 @@ static int cmd_check(int argc, char **argv)
 	struct beec_opts opts = policy_args_opts(&pa);
 	struct beec_policy child, parent = { 0 };
 	struct diag_ctx dc;
-	diag_init(&dc);
+	beec_diag_init(&dc);
 	char *parent_path = NULL;
 	status = load_to(&child, argv[optind], DUMP_NET, &opts, &dc);
 	if (status == 0) {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* dfa_subset.c: subset construction from a Thompson NFA, bounded; used on
- * one brace alternative of one rule at a time (dfa_fold.c).
+ * one brace alternative of one rule at a time, and on chunks of
+ * neighbouring rules when only permissions are wanted (dfa_fold.c).
  *
  * A subset state is the sorted set of "important" NFA states (those with a
  * byte edge or an accept) in an epsilon closure, after dropping threads that
@@ -104,6 +105,54 @@ int dfa_u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Sorts v: Shell sort (Ciura's gaps) for the few threads most subset
+ * states hold; glibc's qsort allocates, merges and calls back, a tenth of
+ * a large compile. */
+static void dfa_u32_sort(uint32_t *v, size_t n)
+{
+	static const size_t gaps[] = { 57, 23, 10, 4, 1 };
+	/* a handful: the last gap alone, an insertion sort */
+	for (size_t g = n <= 16 ? 4 : 0; g < sizeof(gaps) / sizeof(gaps[0]); g++) {
+		size_t gap = gaps[g];
+		for (size_t i = gap; i < n; i++) {
+			uint32_t x = v[i];
+			size_t j = i;
+			for (; j >= gap && v[j - gap] > x; j -= gap)
+				v[j] = v[j - gap];
+			v[j] = x;
+		}
+	}
+}
+
+/* Sorts v, using tmp (n entries): the hundreds of threads near the start
+ * of a chunk by three byte-wide counting passes (NFA state ids are below
+ * 2^24: nfa.c's states are bounded by the build limits far below it), the
+ * rest by dfa_u32_sort. */
+static void dfa_u32_sort_big(uint32_t *v, uint32_t *tmp, size_t n)
+{
+	if (n <= 128) {
+		dfa_u32_sort(v, n);
+		return;
+	}
+	uint32_t *from = v, *to = tmp;
+	for (unsigned shift = 0; shift < 32; shift += 8) {
+		size_t cnt[257] = { 0 };
+		for (size_t i = 0; i < n; i++)
+			cnt[((from[i] >> shift) & 0xff) + 1]++;
+		if (cnt[1] == n)
+			continue;   /* this byte is 0 everywhere: already in order */
+		for (unsigned b = 0; b < 256; b++)
+			cnt[b + 1] += cnt[b];
+		for (size_t i = 0; i < n; i++)
+			to[cnt[(from[i] >> shift) & 0xff]++] = from[i];
+		uint32_t *t = from;
+		from = to;
+		to = t;
+	}
+	if (from != v)
+		memcpy(v, from, n * sizeof(uint32_t));
+}
+
 static uint32_t dfa_subset_stamp(struct dfa_subset *ss)
 {
 	if (++ss->gen == 0) {
@@ -173,8 +222,9 @@ static void dfa_subset_closure(struct dfa_subset *ss, const uint32_t *seeds, siz
 			}
 		}
 	}
-	if (ss->ntmp > 1)
-		qsort(ss->tmp, ss->ntmp, sizeof(uint32_t), dfa_u32_cmp);
+	/* the stack is empty now: its room is the sort's */
+	mem_grow((void **)&ss->stack, &ss->stackcap, ss->ntmp, sizeof(uint32_t));
+	dfa_u32_sort_big(ss->tmp, ss->stack, ss->ntmp);
 	dfa_subset_prune(ss);
 }
 
@@ -199,8 +249,7 @@ static uint32_t dfa_subset_label(struct dfa_subset *ss, const uint32_t *set, siz
 		if (st->accept)
 			*VEC_PUSH(ents, nents, cap) = st->entry;
 	}
-	if (nents > 1)
-		qsort(ents, nents, sizeof(uint32_t), dfa_u32_cmp);
+	dfa_u32_sort(ents, nents);
 	size_t u = 0;
 	for (size_t i = 0; i < nents; i++)
 		if (u == 0 || ents[u - 1] != ents[i])
@@ -235,6 +284,10 @@ int dfa_subset_run(struct dfa_subset *ss)
 	dfa_subset_closure(ss, nfa->starts, nfa->nstarts);
 	if (dfa_subset_state(ss) == UINT32_MAX)
 		return -E2BIG;
+	/* the empty set, where most classes of most states lead: interned
+	 * once, not looked up per transition (it is not a state until some
+	 * transition reaches it, so the numbering is what it always was) */
+	uint32_t empty = UINT32_MAX;
 
 	for (uint32_t i = 0; i < ss->sets.n; i++) {
 		size_t len;
@@ -251,9 +304,25 @@ int dfa_subset_run(struct dfa_subset *ss)
 				}
 			}
 		}
+		uint32_t last = UINT32_MAX;   /* the last class whose closure was made */
 		for (uint32_t c = 0; c < ss->k; c++) {
+			const struct dfa_bucket *bc = &ss->bucket[c];
+			if (bc->n == 0 && empty != UINT32_MAX) {
+				ss->trans[(size_t)i * ss->k + c] = empty;
+				continue;
+			}
+			/* the same seeds, the same target: a thread in '*' gives
+			 * most classes of its state the one bucket */
+			if (bc->n && last != UINT32_MAX && ss->bucket[last].n == bc->n &&
+			    memcmp(ss->bucket[last].v, bc->v, bc->n * sizeof(uint32_t)) == 0) {
+				ss->trans[(size_t)i * ss->k + c] = ss->trans[(size_t)i * ss->k + last];
+				continue;
+			}
+			last = c;
 			dfa_subset_closure(ss, ss->bucket[c].v, ss->bucket[c].n);
 			uint32_t to = dfa_subset_state(ss);
+			if (ss->bucket[c].n == 0)
+				empty = to;
 			if (to == UINT32_MAX)
 				return -E2BIG;
 			ss->trans[(size_t)i * ss->k + c] = to;
@@ -289,4 +358,3 @@ void dfa_subset_fini(struct dfa_subset *ss)
 		free(ss->bucket[c].v);
 	free(ss->bucket);
 }
-

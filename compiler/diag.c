@@ -20,6 +20,15 @@ static struct source *source_new_body(const char *name, const char *text, size_t
 	memcpy(s->text, text, len);
 	s->text[len] = '\0';
 	s->len = len;
+	/* the line index: one pass of memchr, counted first so it is exact */
+	size_t n = 1;
+	for (const char *p = s->text, *end = s->text + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		n++;
+	s->lines = xmalloc(n * sizeof(*s->lines));
+	s->lines[0] = 0;
+	s->nlines = 1;
+	for (const char *p = s->text, *end = s->text + len; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+		s->lines[s->nlines++] = (uint32_t)(p + 1 - s->text);
 	return s;
 }
 
@@ -140,6 +149,7 @@ void source_free(struct source *src)
 		return;
 	free(src->name);
 	free(src->text);
+	free(src->lines);
 	free(src);
 }
 
@@ -155,16 +165,19 @@ struct loc loc_span(struct loc a, struct loc b)
 
 void loc_linecol(struct loc l, unsigned *line, unsigned *col)
 {
-	unsigned ln = 1;
-	size_t bol = 0;
-	for (size_t i = 0; i < l.off && i < l.src->len; i++) {
-		if (l.src->text[i] == '\n') {
-			ln++;
-			bol = i + 1;
-		}
+	/* the last line start at or before off (a location past the end, as
+	 * the end-of-input one, counts from the last line like the scan did) */
+	size_t off = l.off < l.src->len ? l.off : l.src->len;
+	size_t lo = 0, hi = l.src->nlines;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l.src->lines[mid] <= off)
+			lo = mid;
+		else
+			hi = mid;
 	}
-	*line = ln;
-	*col = (unsigned)(l.off - bol) + 1;
+	*line = (unsigned)lo + 1;
+	*col = (unsigned)(l.off - l.src->lines[lo]) + 1;
 }
 
 void diag_init(struct diag_ctx *dc)
@@ -205,13 +218,28 @@ static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc 
 		}
 		dc->errors++;
 	}
-	if (sev == DIAG_WARNING) {
-		if (dc->warnings >= DIAG_MAX_WARNINGS) {
+	struct diag_kind *kind = NULL;
+	if (sev == DIAG_WARNING && !dc->all_warnings) {
+		for (unsigned i = 0; i < dc->nkinds && !kind; i++)
+			if (strcmp(dc->kinds[i].fmt, fmt) == 0)
+				kind = &dc->kinds[i];
+		if (!kind && dc->nkinds < DIAG_WARNING_KINDS) {
+			kind = &dc->kinds[dc->nkinds++];
+			*kind = (struct diag_kind){ .fmt = fmt };
+		}
+		if (kind && kind->queued >= DIAG_MAX_WARNINGS_KIND) {
+			dc->items[kind->last].more++;
 			dc->warnings_dropped++;
 			return;
 		}
-		dc->warnings++;
+		if (!kind || dc->warnings >= DIAG_MAX_WARNINGS) {
+			dc->warnings_dropped++;
+			dc->warnings_unsaid++;
+			return;
+		}
 	}
+	if (sev == DIAG_WARNING)
+		dc->warnings++;
 	/* room first, then the text, then the record: exhaustion at either
 	 * step leaves the queue as it was */
 	mem_grow((void **)&dc->items, &dc->cap, dc->n + 1, sizeof(*dc->items));
@@ -222,6 +250,10 @@ static void diag_vqueue(struct diag_ctx *dc, enum diag_severity sev, struct loc 
 	d->severity = sev;
 	d->loc = loc;
 	d->msg = msg;
+	if (kind) {
+		kind->queued++;
+		kind->last = dc->n - 1;
+	}
 }
 
 int diag_error(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
@@ -239,6 +271,11 @@ void diag_warning(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 	va_start(ap, fmt);
 	diag_vqueue(dc, DIAG_WARNING, loc, fmt, ap);
 	va_end(ap);
+}
+
+void diag_vwarning(struct diag_ctx *dc, struct loc loc, const char *fmt, va_list ap)
+{
+	diag_vqueue(dc, DIAG_WARNING, loc, fmt, ap);
 }
 
 void diag_add(struct diag_ctx *dc, enum diag_severity sev, struct loc loc, const char *fmt, ...)
@@ -354,10 +391,13 @@ void diag_print(const struct diag_ctx *dc, FILE *out)
 				fprintf(out, "      = note: %s\n", n->msg);
 			}
 		}
+		if (d->more)
+			fprintf(out, "beec: %zu more warning%s of this kind not shown (--warnings=all shows them)\n",
+				d->more, d->more == 1 ? "" : "s");
 	}
-	if (dc->warnings_dropped)
-		fprintf(out, "beec: %zu more warning%s not shown (the first %d are)\n", dc->warnings_dropped,
-			dc->warnings_dropped == 1 ? "" : "s", DIAG_MAX_WARNINGS);
+	if (dc->warnings_unsaid)
+		fprintf(out, "beec: %zu more warning%s not shown (--warnings=all shows them)\n",
+			dc->warnings_unsaid, dc->warnings_unsaid == 1 ? "" : "s");
 	if (dc->truncated)
 		fprintf(out, "beec: too many errors (stopped after %d)\n", DIAG_MAX_ERRORS);
 }

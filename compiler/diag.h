@@ -18,22 +18,35 @@
 #ifndef BEE_DIAG_H
 #define BEE_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #define DIAG_MAX_ERRORS 10
-/* Warnings past this many are counted, not queued: a policy of 100,000
- * duplicate entries must not queue (and print) 100,000 records. */
+/* Warnings are capped per kind (the format string that made them): the
+ * first DIAG_MAX_WARNINGS_KIND of a kind are queued, the rest counted and
+ * said in one line after the last one shown ("N more warnings of this
+ * kind"), so a policy of 100,000 duplicate entries neither queues nor
+ * prints 100,000 records. Past DIAG_MAX_WARNINGS in all, or past
+ * DIAG_WARNING_KINDS kinds, warnings are counted only. all_warnings
+ * lifts both caps (beec --warnings=all). */
+#define DIAG_MAX_WARNINGS_KIND 10
 #define DIAG_MAX_WARNINGS 100
+#define DIAG_WARNING_KINDS 16
 
-/* A named text held in memory. Owns name and text. text is NUL-terminated
- * one byte past len (the text itself may contain NUL bytes). */
+/* A named text held in memory. Owns name, text and lines. text is
+ * NUL-terminated one byte past len (the text itself may contain NUL bytes).
+ * lines[i] is the offset where line i + 1 starts (lines[0] is 0), made once
+ * with the source: a location's line is then a binary search, so a policy
+ * of many rules does not rescan its text for each one it locates. */
 struct source {
 	char *name;
 	char *text;
 	size_t len;
+	uint32_t *lines;
+	size_t nlines;
 };
 
 struct source *source_new(const char *name, const char *text, size_t len);
@@ -61,7 +74,8 @@ struct loc {
 
 #define LOC_NONE ((struct loc){ 0 })
 struct loc loc_span(struct loc a, struct loc b);   /* from a's start to b's end */
-/* 1-based line and column (column counts bytes) of loc's start */
+/* 1-based line and column (column counts bytes) of loc's start; lines end
+ * at '\n' only. O(log lines). */
 void loc_linecol(struct loc l, unsigned *line, unsigned *col);
 
 enum diag_severity { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
@@ -77,6 +91,14 @@ struct diag {
 	char *msg;
 	struct diag_note notes[3];
 	unsigned nnotes;
+	size_t more;         /* warnings of its kind dropped after it */
+};
+
+/* One kind of warning: its format, how many were queued, the last one. */
+struct diag_kind {
+	const char *fmt;
+	unsigned queued;
+	size_t last;
 };
 
 struct diag_ctx {
@@ -85,7 +107,11 @@ struct diag_ctx {
 	unsigned errors;
 	bool truncated;      /* errors were dropped past DIAG_MAX_ERRORS */
 	unsigned warnings;
-	size_t warnings_dropped;  /* past DIAG_MAX_WARNINGS */
+	size_t warnings_dropped;  /* every warning dropped, by kind or in all */
+	size_t warnings_unsaid;   /* those no record's 'more' counts */
+	struct diag_kind kinds[DIAG_WARNING_KINDS];
+	unsigned nkinds;
+	bool all_warnings;   /* no caps on warnings (set after diag_init) */
 	bool dropped_last;   /* the last record was dropped: so are its notes */
 };
 
@@ -96,6 +122,8 @@ int diag_error(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void diag_warning(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void diag_vwarning(struct diag_ctx *dc, struct loc loc, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 /* Attaches a note to the last queued diagnostic (up to three). */
 void diag_note(struct diag_ctx *dc, struct loc loc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -46,8 +46,12 @@ uint64_t mem_heap_in_use(void)
 	return (uint64_t)mi.uordblks + mi.hblkhd;
 }
 
-/* The heap is read once per MEM_SAMPLE bytes handed out, and before any
- * block that large: a reading walks malloc's bins, a few microseconds. */
+/* The heap is read once the bytes handed out since the last reading pass
+ * half the headroom the reading left (at least MEM_SAMPLE): the heap cannot
+ * grow by more than what is handed out, so it cannot pass the budget
+ * unseen by more than MEM_SAMPLE, and a compile far from its budget reads
+ * rarely. A reading walks malloc's free chunks: reading once per MiB, or
+ * before every block of a MiB, was a quarter of a 10,000-rule compile. */
 #define MEM_SAMPLE (1u << 20)
 
 /* Would n more bytes take the process's heap past the budget? */
@@ -55,13 +59,16 @@ static bool mem_over_budget(size_t n)
 {
 	if (n > budget)
 		return true;
-	if (n < MEM_SAMPLE && stats.bytes < next_sample)
+	if (stats.bytes + n <= next_sample)
 		return false;
-	next_sample = stats.bytes + MEM_SAMPLE;
 	uint64_t in_use = mem_heap_in_use();
 	if (in_use > stats.peak)
 		stats.peak = in_use;
-	return in_use > budget - n;
+	if (in_use > budget - n)
+		return true;
+	uint64_t room = (budget - n - in_use) / 2;
+	next_sample = stats.bytes + n + (room > MEM_SAMPLE ? room : MEM_SAMPLE);
+	return false;
 }
 
 void mem_stats_get(struct mem_stats *s)

@@ -78,12 +78,12 @@ static int serr(struct schema *s, struct loc loc, const char *fmt, ...)
 
 static void swarn(struct schema *s, struct loc loc, const char *fmt, ...)
 {
+	/* the format itself goes on: it is the warning's kind, which the
+	 * caps count by */
 	va_list ap;
 	va_start(ap, fmt);
-	char *m = vfmt(fmt, ap);
+	diag_vwarning(s->dc, loc, fmt, ap);
 	va_end(ap);
-	diag_warning(s->dc, loc, "%s", m);
-	free(m);
 }
 
 /* Stop once an error past the cap was dropped: the printout then says so. */

@@ -493,34 +493,62 @@ static void test_search_states(void **state)
 	}
 }
 
-/* Warnings past DIAG_MAX_WARNINGS are counted, not queued; a notes of a
- * dropped one does not land on the one before. */
+/* Warnings are capped per kind: DIAG_MAX_WARNINGS_KIND duplicates are
+ * queued, the rest counted on the last one queued and said in one line;
+ * with all_warnings every one is queued. A dropped warning's note does not
+ * land on the one before. */
 static void test_warning_cap(void **state)
 {
 	(void)state;
-	for (int over = 0; over < 2; over++) {
+	static const struct {
+		size_t dups;
+		bool all;
+		size_t queued, dropped;
+		const char *line;    /* in the printout, or NULL: no such line */
+	} cases[] = {
+		{ DIAG_MAX_WARNINGS_KIND, false, DIAG_MAX_WARNINGS_KIND, 0, NULL },
+		{ DIAG_MAX_WARNINGS_KIND + 1, false, DIAG_MAX_WARNINGS_KIND, 1,
+		  "beec: 1 more warning of this kind not shown (--warnings=all shows them)\n" },
+		{ DIAG_MAX_WARNINGS_KIND + 50, false, DIAG_MAX_WARNINGS_KIND, 50,
+		  "beec: 50 more warnings of this kind not shown (--warnings=all shows them)\n" },
+		{ DIAG_MAX_WARNINGS + 50, true, DIAG_MAX_WARNINGS + 50, 0, NULL },
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct text t = { 0 };
-		size_t dups = over ? DIAG_MAX_WARNINGS + 50 : DIAG_MAX_WARNINGS;
 		put(&t, HEAD "[fs]\nread = [\"/a\"");
-		for (size_t i = 0; i < dups; i++)
+		for (size_t i = 0; i < cases[c].dups; i++)
 			put(&t, ", \"/a\"");
 		put(&t, "]\n");
-		struct run r;
-		run(&r, t.s, t.n, STAGE_LOWER, NULL, NULL, 0);
+		struct beec_opts o = { .sz = sizeof(o) };
+		struct beec_policy pol = { 0 };
+		struct diag_ctx dc;
+		diag_init(&dc);
+		dc.all_warnings = cases[c].all;
+		pol.src = source_new("limits.toml", t.s, t.n);
 		free(t.s);
-		assert_int_equal(r.rc, 0);
-		assert_int_equal(r.dc.n, DIAG_MAX_WARNINGS);
-		assert_int_equal(r.dc.warnings_dropped, over ? 50 : 0);
-		for (size_t i = 0; i < r.dc.n; i++)
-			assert_int_equal(r.dc.items[i].nnotes, 1);
+		assert_int_equal(beec_policy__parse_opts(&pol, &o, &dc), 0);
+		assert_int_equal(beec_policy__build(&pol, &o, &dc), 0);   /* the schema: duplicates */
+		assert_int_equal(dc.n, cases[c].queued);
+		assert_int_equal(dc.warnings_dropped, cases[c].dropped);
+		for (size_t i = 0; i < dc.n; i++)
+			assert_int_equal(dc.items[i].nnotes, 1);
 		char *out;
 		size_t len;
 		FILE *f = open_memstream(&out, &len);
-		diag_print(&r.dc, f);
+		diag_print(&dc, f);
 		fclose(f);
-		assert_true((strstr(out, "beec: 50 more warnings not shown (the first 100 are)") != NULL) == over);
+		const char *more = strstr(out, "more warning");
+		if (cases[c].line) {
+			const char *at = strstr(out, cases[c].line);
+			assert_non_null(at);
+			/* once, and last: after the last warning queued and its note */
+			assert_string_equal(at, cases[c].line);
+		} else {
+			assert_null(more);
+		}
 		free(out);
-		run_fini(&r);
+		diag_fini(&dc);
+		beec_policy__fini(&pol);
 	}
 }
 
