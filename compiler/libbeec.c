@@ -43,10 +43,10 @@ static int beec_policy__read_any_body(struct beec_policy *p, const char *path, c
 	}
 	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_SOURCE, NULL);
 	const json_t *m = bee_pack__manifest(pack);
-	const json_t *defs = json_object_get(m, "defines");
-	const char *sname = json_string_value(json_object_get(m, "source_name"));
+	const json_t *defs = json_object_get(m, BEE_MF_DEFINES);
+	const char *sname = json_string_value(json_object_get(m, BEE_MF_SOURCE_NAME));
 	/* diagnostics name the pack and the policy inside it */
-	char *name = xasprintf("%s:%s", path, sname ? sname : "policy.toml");
+	char *name = xasprintf("%s:%s", path, sname ? sname : BEE_SEC_SOURCE);
 	struct source *src = source_new(name, s->data, s->size);
 	free(name);
 	/* the count is set only once the array is there, for beec_policy__fini */

@@ -48,18 +48,19 @@ static bool net_same(const struct bee_pack *p, const char *name, const void *key
  * "" when memory ran out. */
 static const char *images_differ(const struct bee_pack *p, const struct lowered *lw)
 {
-	static const struct { enum ir_domain d; const char *name; } dfas[] = {
-		{ IR_DOMAIN_FS, "bee_fs" }, { IR_DOMAIN_EXEC, "bee_exec" }, { IR_DOMAIN_ENV, "bee_env" },
+	static const struct { enum ir_domain d; enum bee_map_id map; } dfas[] = {
+		{ IR_DOMAIN_FS, BEE_MAP_FS }, { IR_DOMAIN_EXEC, BEE_MAP_EXEC }, { IR_DOMAIN_ENV, BEE_MAP_ENV },
 	};
 	for (size_t i = 0; i < sizeof(dfas) / sizeof(dfas[0]); i++) {
 		size_t len;
 		struct bee_dfa_hdr *h = image_dfa_write(lw->dfa[dfas[i].d], &len);
 		if (!h)
 			return "";   /* out of memory: bee_policy_rebuild tells it apart */
-		bool same = image_same(p, dfas[i].name, h, len);
+		const char *name = bee_map_name(dfas[i].map);
+		bool same = image_same(p, name, h, len);
 		free(h);
 		if (!same)
-			return dfas[i].name;
+			return name;
 	}
 	struct netset_image ni;
 	if (netset_image_build(lw->net, &ni) < 0) {
@@ -67,10 +68,11 @@ static const char *images_differ(const struct bee_pack *p, const struct lowered 
 		return "";
 	}
 	const char *bad = NULL;
-	if (!net_same(p, "bee_net4", ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4))
-		bad = "bee_net4";
-	else if (!net_same(p, "bee_net6", ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6))
-		bad = "bee_net6";
+	const char *n4 = bee_map_name(BEE_MAP_NET4), *n6 = bee_map_name(BEE_MAP_NET6);
+	if (!net_same(p, n4, ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4))
+		bad = n4;
+	else if (!net_same(p, n6, ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6))
+		bad = n6;
 	netset_image_free(&ni);
 	return bad;
 }

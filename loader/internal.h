@@ -103,7 +103,7 @@ struct bee_mf_rule {
 struct bee_mf_ll_rule {
 	const char *path;
 	bool beneath;
-	uint32_t perms;             /* IR_PERM_READ | WRITE | EXEC */
+	uint32_t perms;             /* BEE_PERM_READ | WRITE | EXEC */
 	unsigned rule;
 };
 
@@ -139,7 +139,7 @@ int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest 
 void bee_manifest_fini(struct bee_manifest *m);
 const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index);
 const struct bee_mf_map *bee_manifest_map(const struct bee_manifest *m, const char *name);
-/* The image section of a map image name ("bee_fs", ...), or NULL. */
+/* The image section of a map (bee_map_name), or NULL. */
 const struct bee_pack_section_info *bee_pack_image(const struct bee_pack *p, const char *name);
 /* "net.connect 127.0.0.1/32:8080/tcp" */
 void bee_rule_format(const struct bee_mf_rule *r, char *buf, size_t size);
@@ -203,7 +203,7 @@ struct bee_ll_late {
 	char *path;
 	unsigned rule;
 	bool beneath;
-	uint32_t perms;                     /* the rule's IR_PERM_* */
+	uint32_t perms;                     /* the rule's BEE_PERM_* */
 	uint64_t handled;                   /* the ruleset's handled rights */
 };
 

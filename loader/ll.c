@@ -34,7 +34,7 @@
  */
 #include "internal.h"
 
-#include "ir.h"
+#include "bee_names.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,9 +97,9 @@ static uint64_t ll_handled(int abi)
 static uint64_t ll_rights(uint32_t perms, bool dir)
 {
 	uint64_t a = 0;
-	if (perms & IR_PERM_READ)
+	if (perms & BEE_PERM_READ)
 		a |= LANDLOCK_ACCESS_FS_READ_FILE | (dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0);
-	if (perms & IR_PERM_WRITE) {
+	if (perms & BEE_PERM_WRITE) {
 		a |= LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV;
 		if (dir)
 			a |= LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR |
@@ -107,7 +107,7 @@ static uint64_t ll_rights(uint32_t perms, bool dir)
 			     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_REMOVE_FILE |
 			     LANDLOCK_ACCESS_FS_REMOVE_DIR | LL_FS_REFER;
 	}
-	if (perms & IR_PERM_EXEC)
+	if (perms & BEE_PERM_EXEC)
 		a |= LANDLOCK_ACCESS_FS_EXECUTE;
 	return a;
 }

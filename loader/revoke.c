@@ -580,7 +580,7 @@ out:
 
 static int revoke_pins(struct revoke *rv)
 {
-	int fd = pinned_map(rv, "bee_pins");
+	int fd = pinned_map(rv, bee_map_name(BEE_MAP_PINS));
 	struct bee_pin_key k, next;
 	struct bee_pin_value v;
 	if (fd < 0)
@@ -666,7 +666,7 @@ static int revoke_net_map(struct revoke *rv, const char *map)
 
 static int bump_gen(struct revoke *rv)
 {
-	int fd = pinned_map(rv, "bee_state");
+	int fd = pinned_map(rv, bee_map_name(BEE_MAP_STATE));
 	uint32_t zero = 0;
 	struct bee_state st;
 	if (fd < 0)
@@ -754,13 +754,13 @@ static int revoke_steps(struct revoke *rv, const char *id, const char *spec)
 	rv->exclude[rv->rule->index] = true;
 	const char *dom = rv->rule->domain;
 	if (strcmp(dom, "fs") == 0)
-		err = revoke_dfa(rv, IR_DOMAIN_FS, "bee_fs");
+		err = revoke_dfa(rv, IR_DOMAIN_FS, bee_map_name(BEE_MAP_FS));
 	else if (strcmp(dom, "exec") == 0) {
-		if ((err = revoke_dfa(rv, IR_DOMAIN_EXEC, "bee_exec")) == 0 && rv->rule->pinned)
+		if ((err = revoke_dfa(rv, IR_DOMAIN_EXEC, bee_map_name(BEE_MAP_EXEC))) == 0 && rv->rule->pinned)
 			err = revoke_pins(rv);
 	} else if (strcmp(dom, "net") == 0) {
-		if ((err = revoke_net_map(rv, "bee_net4")) == 0)
-			err = revoke_net_map(rv, "bee_net6");
+		if ((err = revoke_net_map(rv, bee_map_name(BEE_MAP_NET4))) == 0)
+			err = revoke_net_map(rv, bee_map_name(BEE_MAP_NET6));
 	} else {
 		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "rule %u: unknown domain '%s'", rv->rule->index, dom);
 	}

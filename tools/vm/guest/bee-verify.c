@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "bpflog.h"
+#include "bee_names.h"
 #include "pack.h"
 
 __attribute__((format(printf, 2, 3)))
@@ -63,10 +64,10 @@ static int check_programs(const char *path, struct bpf_object *obj, const json_t
 	size_t n = 0;
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
-		const json_t *h = manifest_find(hooks, "program", name);
+		const json_t *h = manifest_find(hooks, BEE_MF_HOOK_PROGRAM, name);
 		if (!h)
 			return fail(path, "prog '%s': not listed in the manifest's hooks", name);
-		const char *sec = json_string_value(json_object_get(h, "section"));
+		const char *sec = json_string_value(json_object_get(h, BEE_MF_HOOK_SECTION));
 		if (!sec || strcmp(sec, bpf_program__section_name(prog)))
 			return fail(path, "prog '%s': the manifest says section '%s', the ELF differs",
 				    name, sec ? sec : "(none)");
@@ -84,11 +85,11 @@ static int size_maps(const char *path, struct bpf_object *obj, const json_t *map
 	size_t n = 0;
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
-		const json_t *m = manifest_find(maps, "name", name);
+		const json_t *m = manifest_find(maps, BEE_MF_MAP_NAME, name);
 		if (!m)
 			return fail(path, "map '%s': not listed in the manifest", name);
-		long long key = manifest_int(m, "key_size"), value = manifest_int(m, "value_size");
-		long long entries = manifest_int(m, "max_entries");
+		long long key = manifest_int(m, BEE_MF_MAP_KEY_SIZE), value = manifest_int(m, BEE_MF_MAP_VALUE_SIZE);
+		long long entries = manifest_int(m, BEE_MF_MAP_MAX_ENTRIES);
 		if (key != bpf_map__key_size(map) || value != bpf_map__value_size(map))
 			return fail(path, "map '%s': key/value size %u/%u in the ELF, %lld/%lld in the manifest",
 				    name, bpf_map__key_size(map), bpf_map__value_size(map), key, value);
@@ -117,9 +118,9 @@ static int verify(const char *path)
 		goto out;
 	}
 	const json_t *manifest = bee_pack__manifest(pack);
-	const char *name = json_string_value(json_object_get(manifest, "name"));
-	const json_t *hooks = json_object_get(manifest, "hooks");
-	const json_t *maps = json_object_get(manifest, "maps");
+	const char *name = json_string_value(json_object_get(manifest, BEE_MF_NAME));
+	const json_t *hooks = json_object_get(manifest, BEE_MF_HOOKS);
+	const json_t *maps = json_object_get(manifest, BEE_MF_MAPS);
 	if (!name || !json_is_array(hooks) || !json_is_array(maps)) {
 		fail(path, "the manifest lacks a name, hooks or maps");
 		goto out;
