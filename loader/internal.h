@@ -18,7 +18,7 @@
  *   registry.c    /run/bee: session records, kernel-audit holds, list, gc
  *   nesting.c     a session inside a session: the pack proved a subset first
  *   session.c     the session pipeline (bee_session__*, bee_enclave__run)
- *   revoke.c      bee_sessions__revoke and the narrowing it computes
+ *   revoke.c      bee_sessions__revoke (the narrowing: libbeec.h, narrow.h)
  *   decide.c      bee_decision__query
  */
 #ifndef BEE_LOADER_INTERNAL_H
@@ -229,20 +229,13 @@ unsigned bee_landlock_restrict_flags(int abi);
 /* bpf-lsm hardening (ll.c): a ruleset handling only the namespace-changing
  * rights (REMOVE_*, MAKE_*, REFER from ABI 2, TRUNCATE from ABI 3),
  * granted beneath the literal directory prefix of each fs write rule. */
-struct bee_ll_prefix {
-	char path[PATH_MAX];
-	bool literal;               /* the whole glob is this path (no metacharacter) */
-};
-/* The literal prefixes of a write glob, braces expanded: for a glob with a
- * metacharacter the directory before it ("/a/b/ **" -> "/a/b", "/tmp/x-*"
- * -> "/tmp"), for a literal the path itself. Returns how many (distinct),
- * or -EINVAL (not absolute), -E2BIG (more than max), -ENAMETOOLONG. */
-int bee_landlock_write_prefixes(const char *glob, struct bee_ll_prefix *out, size_t max);
-/* Calls fn for each literal prefix of each [fs] write rule of the manifest
- * (the Landlock hardening and the mount namespace both start there). A
+struct beec_prefix;           /* libbeec.h: beec_glob__write_prefixes */
+/* Calls fn for each literal prefix (beec_glob__write_prefixes) of each
+ * [fs] write rule of the manifest (the Landlock hardening and the mount
+ * namespace both start there). A
  * rule without one fails in stage st; fn returns 0 to go on or a negative
  * errno (having filled e) to stop. */
-typedef int (*bee_write_prefix_fn)(void *ctx, const struct bee_mf_rule *r, const struct bee_ll_prefix *px);
+typedef int (*bee_write_prefix_fn)(void *ctx, const struct bee_mf_rule *r, const struct beec_prefix *px);
 int bee_write_prefixes_each(const struct bee_manifest *m, enum bee_stage st, bee_write_prefix_fn fn, void *ctx,
 			    struct bee_error *e);
 uint64_t bee_landlock_hardening_handled(int abi);
@@ -541,61 +534,5 @@ int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, s
  * counterexample. Creates nothing. */
 int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
 		      bee_warn_fn warn, void *ctx, struct bee_error *e);
-
-/* ---- revoke.c: the narrowing, on images (for tests too) ------------------------------- */
-
-struct bee_dfa_hdr;
-struct dfa;
-
-struct bee_narrow_report {
-	bool exact;                 /* every state kept its strings' new permissions */
-	unsigned states_lowered;    /* states whose permissions changed */
-	unsigned states_over;       /* states lowered beyond the new policy */
-	char example[256];          /* a string that lost more than the rule gave */
-	uint32_t example_lost;      /* the permission bits it lost too */
-};
-
-/* New permissions for the live image's states from the automaton of the
- * policy without the revoked rules: for each state, the permissions every
- * string reaching it keeps (the AND over the product of the two automata).
- * The table and its size stay; only permission words go down (a torn
- * update read by a walk is never wider than the old image). Writes the
- * new image to out (size bytes, as live). -EINVAL when the new automaton
- * widens anywhere (never from a revoke). */
-int bee_narrow_dfa(const struct bee_dfa_hdr *live, const struct dfa *want, void *out,
-		   struct bee_narrow_report *rep);
-
-/* The exact narrowed automaton want (an image) written over the live one
- * in three updates that are each safe to read half-written (see
- * revoke.c): p1 = live with every permission word 0; p2 = want's table
- * laid out with live's state count (unused states lead to the dead
- * state) and every permission word 0; p3 = p2 with want's permissions.
- * Each is value_size bytes. -E2BIG when want has more states or byte
- * classes than live (its table would not fit the layout). */
-int bee_narrow_replace(const struct bee_dfa_hdr *live, size_t value_size, const struct bee_dfa_hdr *want,
-		       void *p1, void *p2, void *p3);
-
-/* What revoke writes to an automaton map, in order: one image (1. or 3.
- * of revoke.c) or three (2.). */
-struct bee_narrow_plan {
-	int nwrites;
-	uint8_t *writes[3];         /* value_size bytes each, malloc'ed */
-	bool exact;                 /* the map then decides as want does */
-	bool replaced;              /* by way 2. */
-	struct bee_narrow_report rep;
-};
-int bee_narrow_plan(const struct bee_dfa_hdr *live, size_t value_size, const struct dfa *want,
-		    struct bee_narrow_plan *plan);
-void bee_narrow_plan_fini(struct bee_narrow_plan *plan);
-
-struct bee_net_value;
-/* The value of one LPM entry from the rules that contain it (prov: policy
- * rule indices), leaving out excluded rules; rules are the IR's. Returns
- * 0, or 1 when more than BEE_NET_MAX_RANGES ranges were needed and the
- * value was narrowed to the first ones. */
-struct ir_policy;
-int bee_narrow_net_value(const struct ir_policy *ir, const unsigned *prov, size_t nprov,
-			 unsigned dir, unsigned proto, const bool *exclude,
-			 struct bee_net_value *out);
 
 #endif
