@@ -6,6 +6,7 @@
 #include "attenuate.h"
 #include "bee_names.h"
 #include "image.h"
+#include "manifest.h"
 #include "netset.h"
 #include "pack.h"
 #include "pack_build.h"
@@ -46,22 +47,27 @@ static int beec_policy__read_any_body(struct beec_policy *p, const char *path, c
 		diag_error(dc, LOC_NONE, "'%s': %s", path, msg);
 		return err;
 	}
+	struct bee_manifest m;
+	char why[600];
+	if ((err = bee_manifest_read(pack, &m, why, sizeof(why))) < 0) {
+		bee_pack__close(pack);
+		if (err == -ENOMEM)
+			mem_raise(__func__);
+		diag_error(dc, LOC_NONE, "'%s': pack: manifest: %s", path, why);
+		return err;
+	}
 	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_SOURCE, NULL);
-	const json_t *m = bee_pack__manifest(pack);
-	const json_t *defs = json_object_get(m, BEE_MF_DEFINES);
-	const char *sname = json_string_value(json_object_get(m, BEE_MF_SOURCE_NAME));
 	/* diagnostics name the pack and the policy inside it */
-	char *name = xasprintf("%s:%s", path, sname ? sname : BEE_SEC_SOURCE);
+	char *name = xasprintf("%s:%s", path, m.source_name ? m.source_name : BEE_SEC_SOURCE);
 	struct source *src = source_new(name, s->data, s->size);
 	free(name);
 	/* the count is set only once the array is there, for beec_policy__fini */
-	size_t n = json_array_size(defs);
-	p->pack_defines = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		const char *d = json_string_value(json_array_get(defs, i));
-		p->pack_defines[i] = xstrdup(d ? d : "");
+	p->pack_defines = xcalloc(m.ndefines + 1, sizeof(char *));
+	for (size_t i = 0; i < m.ndefines; i++) {
+		p->pack_defines[i] = xstrdup(m.defines[i]);
 		p->npack_defines = i + 1;
 	}
+	bee_manifest_fini(&m);
 	bee_pack__close(pack);
 	source_free(p->src);
 	p->src = src;

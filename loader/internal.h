@@ -25,6 +25,7 @@
 #define BEE_LOADER_INTERNAL_H
 
 #include "libbee.h"
+#include "manifest.h"
 #include "pack.h"
 
 #include <jansson.h>
@@ -82,67 +83,13 @@ int bee_session_id_new(char out[17]);
 
 /* ---- manifest.c ----------------------------------------------------------------- */
 
-struct bee_mf_hook {
-	const char *program, *section, *attach;
-	bool lsm;
-};
-
-struct bee_mf_map {
-	const char *name, *type, *fill, *image;   /* image NULL when none */
-	uint32_t key_size, value_size, max_entries;
-};
-
-struct bee_mf_rule {
-	unsigned index;
-	const char *domain, *kind, *text;
-	const char *value;          /* env set only */
-	bool pinned;                /* exec only */
-	unsigned line, column;
-};
-
-struct bee_mf_ll_rule {
-	const char *path;
-	bool beneath;
-	uint32_t perms;             /* BEE_PERM_READ | WRITE | EXEC */
-	unsigned rule;
-};
-
-/* Everything the loader reads from a pack; strings point into the pack's
- * manifest and live as long as the pack. */
-struct bee_manifest {
-	const char *name;
-	unsigned audit;                         /* enum bee_audit_mode */
-	const char **defines;
-	size_t ndefines;
-	const char *source;                     /* SOURCE section name */
-	const char *source_name;                /* the policy's file name */
-	struct bee_mf_hook *hooks;
-	size_t nhooks;
-	struct bee_mf_map *maps;
-	size_t nmaps;
-	struct bee_mf_rule *rules;
-	size_t nrules;
-	const json_t *net_prov;                 /* array of arrays of rule indices */
-	bool ll_expressible;
-	const char *ll_reason;
-	long ll_rule;                           /* -1 when none is named */
-	struct bee_mf_ll_rule *ll_rules;
-	size_t nll;
-	uint32_t syscalls_allowed;              /* bits of enum bee_syscall_group ("syscalls") */
-};
-
 /* Opens and verifies a pack: the reader's checks, then the manifest's
  * shape, then that every image the manifest names is present and well
  * formed (automata, LPM entries) and sized as its map. Stage PACK. */
 int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest *m,
 		  struct bee_error *e);
-void bee_manifest_fini(struct bee_manifest *m);
-const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index);
-const struct bee_mf_map *bee_manifest_map(const struct bee_manifest *m, const char *name);
 /* The image section of a map (bee_map_name), or NULL. */
 const struct bee_pack_section_info *bee_pack_image(const struct bee_pack *p, const char *name);
-/* "net.connect 127.0.0.1/32:8080/tcp" */
-void bee_rule_format(const struct bee_mf_rule *r, char *buf, size_t size);
 
 /* ---- sysinfo.c ----------------------------------------------------------------- */
 

@@ -133,6 +133,7 @@ static inline int bee_map_find(const char *name)
 #define BEE_MF_MAP_FLAGS "flags"
 #define BEE_MF_MAP_FILL "fill"
 #define BEE_MF_MAP_IMAGE "image"                    /* the map_image section, or null */
+#define BEE_MF_CONSTANTS "constants"                /* { .rodata global: 32-bit value } */
 #define BEE_MF_RULES "rules"                        /* the policy's rules, by index */
 #define BEE_MF_RULE_INDEX "index"
 #define BEE_MF_RULE_DOMAIN "domain"
@@ -142,7 +143,12 @@ static inline int bee_map_find(const char *name)
 #define BEE_MF_RULE_VALUE "value"                   /* [env] set's value */
 #define BEE_MF_RULE_LINE "line"
 #define BEE_MF_RULE_COLUMN "column"
-#define BEE_MF_AUTOMATA "automata"                  /* { fs|exec|env: statistics } */
+#define BEE_MF_AUTOMATA "automata"                  /* { BEE_AUTOMATA key: statistics } */
+/* The automata: X(ID, key under "automata", the map that holds it). */
+#define BEE_AUTOMATA(X)                 \
+	X(FS, "fs", BEE_MAP_FS)         \
+	X(EXEC, "exec", BEE_MAP_EXEC)   \
+	X(ENV, "env", BEE_MAP_ENV)
 #define BEE_MF_DFA_STATES "states"
 #define BEE_MF_DFA_CLASSES "classes"
 #define BEE_MF_DFA_TRANSITIONS "transitions"
@@ -154,7 +160,10 @@ static inline int bee_map_find(const char *name)
 #define BEE_MF_LL_RULES BEE_MF_RULES
 #define BEE_MF_LL_PATH "path"
 #define BEE_MF_LL_BENEATH "beneath"
-#define BEE_MF_LL_ACCESS "access"                   /* ["read", "write", "execute"] */
+#define BEE_MF_LL_ACCESS "access"                   /* of these: */
+#define BEE_MF_LL_READ "read"
+#define BEE_MF_LL_WRITE "write"
+#define BEE_MF_LL_EXECUTE "execute"
 #define BEE_MF_NET_PROVENANCE "net_provenance"      /* per LPM value, the rules that made it */
 
 /* ---- permission bits of the automata's accept states ----------------------------------------- */

@@ -21,10 +21,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <jansson.h>
 
 #include "bpflog.h"
-#include "bee_names.h"
+#include "manifest.h"
 #include "pack.h"
 
 __attribute__((format(printf, 2, 3)))
@@ -39,68 +38,46 @@ static int fail(const char *pack, const char *fmt, ...)
 	return -1;
 }
 
-static const json_t *manifest_find(const json_t *arr, const char *key, const char *value)
-{
-	size_t i;
-	const json_t *o;
-	json_array_foreach(arr, i, o) {
-		const char *v = json_string_value(json_object_get(o, key));
-		if (v && !strcmp(v, value))
-			return o;
-	}
-	return NULL;
-}
-
-static long long manifest_int(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
 /* The ELF's programs are exactly the manifest's hooks, by name and section. */
-static int check_programs(const char *path, struct bpf_object *obj, const json_t *hooks)
+static int check_programs(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
 {
 	struct bpf_program *prog;
 	size_t n = 0;
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
-		const json_t *h = manifest_find(hooks, BEE_MF_HOOK_PROGRAM, name);
+		const struct bee_mf_hook *h = bee_manifest_hook(m, name);
 		if (!h)
 			return fail(path, "prog '%s': not listed in the manifest's hooks", name);
-		const char *sec = json_string_value(json_object_get(h, BEE_MF_HOOK_SECTION));
-		if (!sec || strcmp(sec, bpf_program__section_name(prog)))
+		if (strcmp(h->section, bpf_program__section_name(prog)))
 			return fail(path, "prog '%s': the manifest says section '%s', the ELF differs",
-				    name, sec ? sec : "(none)");
+				    name, h->section);
 		n++;
 	}
-	if (n != json_array_size(hooks))
+	if (n != m->nhooks)
 		return fail(path, "the manifest lists hooks the ELF does not hold");
 	return 0;
 }
 
 /* Each ELF map is a manifest map of the same sizes; max_entries from the manifest. */
-static int size_maps(const char *path, struct bpf_object *obj, const json_t *maps)
+static int size_maps(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
 {
 	struct bpf_map *map;
 	size_t n = 0;
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
-		const json_t *m = manifest_find(maps, BEE_MF_MAP_NAME, name);
-		if (!m)
+		const struct bee_mf_map *mm = bee_manifest_map(m, name);
+		if (!mm)
 			return fail(path, "map '%s': not listed in the manifest", name);
-		long long key = manifest_int(m, BEE_MF_MAP_KEY_SIZE), value = manifest_int(m, BEE_MF_MAP_VALUE_SIZE);
-		long long entries = manifest_int(m, BEE_MF_MAP_MAX_ENTRIES);
-		if (key != bpf_map__key_size(map) || value != bpf_map__value_size(map))
-			return fail(path, "map '%s': key/value size %u/%u in the ELF, %lld/%lld in the manifest",
-				    name, bpf_map__key_size(map), bpf_map__value_size(map), key, value);
-		if (entries < 0 || entries > UINT32_MAX)
-			return fail(path, "map '%s': the manifest has no valid max_entries", name);
-		int err = bpf_map__set_max_entries(map, (__u32)entries);
+		if (mm->key_size != bpf_map__key_size(map) || mm->value_size != bpf_map__value_size(map))
+			return fail(path, "map '%s': key/value size %u/%u in the ELF, %u/%u in the manifest",
+				    name, bpf_map__key_size(map), bpf_map__value_size(map), mm->key_size,
+				    mm->value_size);
+		int err = bpf_map__set_max_entries(map, mm->max_entries);
 		if (err)
 			return fail(path, "map '%s': cannot set max_entries: %s", name, strerror(-err));
 		n++;
 	}
-	if (n != json_array_size(maps))
+	if (n != m->nmaps)
 		return fail(path, "the manifest lists maps the ELF does not hold");
 	return 0;
 }
@@ -110,6 +87,8 @@ static int verify(const char *path)
 	char err[BEE_PACK_ERRLEN];
 	struct bee_pack *pack = NULL;
 	struct bpf_object *obj = NULL;
+	struct bee_manifest m;
+	bool read = false;
 	int rc = -1, e;
 
 	e = bee_pack__open_file(path, &pack, err, sizeof(err));
@@ -117,27 +96,24 @@ static int verify(const char *path)
 		fprintf(stderr, "bee-verify: '%s': %s\n", path, err);
 		goto out;
 	}
-	const json_t *manifest = bee_pack__manifest(pack);
-	const char *name = json_string_value(json_object_get(manifest, BEE_MF_NAME));
-	const json_t *hooks = json_object_get(manifest, BEE_MF_HOOKS);
-	const json_t *maps = json_object_get(manifest, BEE_MF_MAPS);
-	if (!name || !json_is_array(hooks) || !json_is_array(maps)) {
-		fail(path, "the manifest lacks a name, hooks or maps");
+	if ((e = bee_manifest_read(pack, &m, err, sizeof(err))) < 0) {
+		fail(path, "manifest: %s", err);
 		goto out;
 	}
+	read = true;
 	const struct bee_pack_section_info *elf = bee_pack__find(pack, BEE_PACK_ELF, NULL);
 	if (!elf) {
 		fail(path, "the pack holds no BPF object");
 		goto out;
 	}
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = m.name);
 	obj = bpf_object__open_mem(elf->data, elf->size, &oo);
 	if (!obj) {
 		fail(path, "libbpf cannot open the BPF object: %s", strerror(errno));
 		bpflog_print_tail("bee-verify", 40);
 		goto out;
 	}
-	if (check_programs(path, obj, hooks) || size_maps(path, obj, maps))
+	if (check_programs(path, obj, &m) || size_maps(path, obj, &m))
 		goto out;
 	e = bpf_object__load(obj);
 	if (e) {
@@ -170,10 +146,12 @@ static int verify(const char *path)
 		goto out;
 	}
 	printf("bee-verify: %s: %u programs verified (%u lsm, %u cgroup), %zu maps sized from the manifest\n",
-	       name, nprog, nlsm, nprog - nlsm, json_array_size(maps));
+	       m.name, nprog, nlsm, nprog - nlsm, m.nmaps);
 	rc = 0;
 out:
 	bpf_object__close(obj);
+	if (read)
+		bee_manifest_fini(&m);
 	bee_pack__close(pack);
 	return rc;
 }
