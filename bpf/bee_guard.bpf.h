@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* bee_guard.bpf.h: the global BPF LSM programs of one policy, part of the
- * template (bee_hooks.bpf.h includes it after its helpers).
+/* bee_guard.bpf.h: the global BPF LSM programs, part of bee's one hook
+ * object (bee_hooks.bpf.h includes it after its helpers).
  *
  * The 10 lsm_cgroup slots are taken (bee_hooks.bpf.h), so the hooks below
  * are SEC("lsm/HOOK") programs (BPF_LSM_MAC): the loader attaches them
@@ -89,8 +89,10 @@
 
 #include "bee_syscalls.h"
 
+/* BEE_SYSCALLS_ALLOWED: the policy's [syscalls] bits, a constant the
+ * loader sets (bee_hooks.bpf.h, "what the loader sets") */
 #ifndef BEE_SYSCALLS_ALLOWED
-#define BEE_SYSCALLS_ALLOWED 0   /* bits of runtime/bee_syscalls.h's groups */
+#error "bee_guard.bpf.h is included by bee_hooks.bpf.h, which defines BEE_SYSCALLS_ALLOWED"
 #endif
 
 #define BEE_MAP_TYPE_CGROUP_ARRAY 8

@@ -1,28 +1,43 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* bee_hooks.bpf.h: the hook programs of one policy, as a template.
+/* bee_hooks.bpf.h: the hook programs, compiled once into bee's one BPF
+ * object.
  *
- * compiler/codegen.c writes a per-policy C file that #defines the numbers
- * below and then #includes this file; clang turns it into the policy's BPF
- * ELF. Nothing policy-specific lives here: the decisions come from maps
- * that the loader fills from the pack's images (runtime/bee_dfa.h,
- * runtime/bee_net.h) and at session start (runtime/bee_session.h).
+ * bpf/bee_hooks.bpf.c includes this file; the build compiles it once
+ * (clang -target bpf, a build-time tool only) into build/bpf/bee_hooks.bpf.o,
+ * which libbeec embeds (compiler/hooks_object.h) and beec copies unchanged
+ * into every pack. Nothing policy-specific is compiled in: the decisions
+ * come from maps that the loader fills from the pack's images
+ * (runtime/bee_dfa.h, runtime/bee_net.h) and at session start
+ * (runtime/bee_session.h), and what differs between policies is carried
+ * in the pack's manifest and applied by the loader with libbpf before
+ * bpf_object__load (compiler/codegen.h lists the tables):
  *
- * Defines the per-policy file gives:
+ *   map sizes      bee_fs, bee_exec: value_size = the automaton's image
+ *                  (declared with __uint(value_size), no BTF value type, so
+ *                  bpf_map__set_value_size may change it); bee_net4/6,
+ *                  bee_pins, bee_audit: max_entries. A map the manifest
+ *                  does not list (bee_task without pins) is not created.
+ *   programs       the manifest's hooks. bee_bprm_check is left out when
+ *                  the policy pins no exec rule, bee_test_walk outside tests.
+ *   constants      the const volatile globals below, in .rodata: the
+ *                  loader writes each from the manifest's "constants"
+ *                  (and refuses an object with one the manifest does not
+ *                  set); the kernel freezes .rodata before verifying, so
+ *                  the verifier reads them as known scalars: an image size
+ *                  bounds the walks' table loads exactly as a #define did,
+ *                  and a branch on the audit mode or on bee_pins_on is
+ *                  dead code it never explores (which is what lets the
+ *                  uncreated bee_task be referenced there).
  *
- *   BEE_AUDIT            enum bee_audit_mode: which decisions are recorded
- *   BEE_FS_IMAGE_SIZE    bytes of the fs automaton's image (bee_fs's value)
- *   BEE_EXEC_IMAGE_SIZE  bytes of the exec automaton's image (bee_exec's value)
- *   BEE_NET4_ENTRIES     LPM entries of bee_net4 (at least 1)
- *   BEE_NET6_ENTRIES     LPM entries of bee_net6 (at least 1)
- *   BEE_PINS_MAX         entries of bee_pins: pinned exec rules (at least 1)
- *   BEE_RINGBUF_SIZE     bytes of bee_audit (a power of two, page multiple)
- *   BEE_HOOK_BPRM_CHECK  1 when the policy pins an exec rule: attach
- *                        bprm_check_security (and its task storage)
- *   BEE_SYSCALLS_ALLOWED optional: bits of runtime/bee_syscalls.h's groups the
- *                        policy allows (only "bpf" matters here); 0 when absent
- *   BEE_TEST_PROGRAMS    optional, 1 in tests only: add bee_test_walk
+ *   bee_audit_mode        enum bee_audit_mode: which decisions are recorded
+ *   bee_syscalls_allowed  bits of runtime/bee_syscalls.h's groups the policy
+ *                         allows (only "bpf" matters here)
+ *   bee_fs_image_size     bytes of the fs automaton's image (bee_fs's value)
+ *   bee_exec_image_size   bytes of the exec automaton's image (bee_exec's value)
+ *   bee_pins_on           1 when the policy pins an exec rule: file_open
+ *                         records the exec for bee_bprm_check (bee_task)
  *
- * Programs (the loader attaches every one it finds in the ELF):
+ * Programs (the loader attaches every one the manifest lists):
  *
  *   BPF LSM, attached per cgroup (BPF_LSM_CGROUP, kernel 6.0+):
  *   bee_file_open     lsm_cgroup/file_open            fs and exec by path
@@ -194,15 +209,6 @@
 #ifndef BEE_HOOKS_BPF_H
 #define BEE_HOOKS_BPF_H
 
-#if !defined(BEE_AUDIT) || !defined(BEE_FS_IMAGE_SIZE) || !defined(BEE_EXEC_IMAGE_SIZE) ||   \
-	!defined(BEE_NET4_ENTRIES) || !defined(BEE_NET6_ENTRIES) || !defined(BEE_PINS_MAX) || \
-	!defined(BEE_RINGBUF_SIZE) || !defined(BEE_HOOK_BPRM_CHECK)
-#error "bee_hooks.bpf.h: the per-policy file must define every BEE_* parameter"
-#endif
-#ifndef BEE_TEST_PROGRAMS
-#define BEE_TEST_PROGRAMS 0      /* 1: add bee_test_walk (bee_hooks_test.h) */
-#endif
-
 #include "bee_types.h"
 
 #include <bpf/bpf_core_read.h>
@@ -234,36 +240,47 @@ char LICENSE[] SEC("license") = "GPL";
 #define BEE_DPATH_SIZE (BEE_PATH_MAX + 1)
 #define BEE_DPATH_BUF ((BEE_DPATH_SIZE + 7) & ~7)
 
+/* ---- what the loader sets ---------------------------------------------------- */
+
+/* The placeholders below are never used: the loader sets every one from
+ * the manifest (see the top of this file). */
+const volatile __u32 bee_audit_mode = BEE_AUDIT_MODE_DENY;
+const volatile __u32 bee_syscalls_allowed = 0;
+const volatile __u32 bee_fs_image_size = sizeof(struct bee_dfa_hdr);
+const volatile __u32 bee_exec_image_size = sizeof(struct bee_dfa_hdr);
+const volatile __u32 bee_pins_on = 0;
+
+#define BEE_AUDIT bee_audit_mode
+#define BEE_SYSCALLS_ALLOWED bee_syscalls_allowed
+#define BEE_FS_IMAGE_SIZE bee_fs_image_size
+#define BEE_EXEC_IMAGE_SIZE bee_exec_image_size
+
 /* ---- maps ------------------------------------------------------------------ */
 
 /* The automata: one image in one value, so a walk is one dependent load a
- * byte. Read-only to the programs; the loader writes them. */
-struct bee_fs_image {
-	__u8 bytes[BEE_FS_IMAGE_SIZE];
-};
-struct bee_exec_image {
-	__u8 bytes[BEE_EXEC_IMAGE_SIZE];
-};
-
+ * byte. Read-only to the programs; the loader writes them. The value is a
+ * byte array of the policy's size: value_size, not a BTF type, so that the
+ * loader may resize it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
-	__type(key, __u32);
-	__type(value, struct bee_fs_image);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bee_dfa_hdr));   /* set by the loader */
 } bee_fs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
-	__type(key, __u32);
-	__type(value, struct bee_exec_image);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct bee_dfa_hdr));   /* set by the loader */
 } bee_exec SEC(".maps");
 
+/* max_entries of these four are the loader's too: the entries (at least 1) */
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, BEE_NET4_ENTRIES);
+	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
 	__type(key, struct bee_net_key4);
 	__type(value, struct bee_net_value);
@@ -271,7 +288,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, BEE_NET6_ENTRIES);
+	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
 	__type(key, struct bee_net_key6);
 	__type(value, struct bee_net_value);
@@ -279,7 +296,7 @@ struct {
 
 struct {
 	__uint(type, BEE_MAP_TYPE_HASH);
-	__uint(max_entries, BEE_PINS_MAX);
+	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
 	__type(key, struct bee_pin_key);
 	__type(value, struct bee_pin_value);
@@ -307,8 +324,8 @@ struct {
 	__type(value, struct bee_inode_rec);
 } bee_inode SEC(".maps");
 
-#if BEE_HOOK_BPRM_CHECK
-/* The exec open that file_open allowed last, for bprm_check_security. */
+/* The exec open that file_open allowed last, for bprm_check_security;
+ * created only for a policy with pins. */
 #define BEE_TASK_PINNED 0x1u     /* only a pin allowed it */
 struct bee_task_rec {
 	__u64 ino;
@@ -322,7 +339,6 @@ struct {
 	__type(key, int);
 	__type(value, struct bee_task_rec);
 } bee_task SEC(".maps");
-#endif
 
 /* A record under construction, its path right behind it (the ring buffer
  * record is the two, contiguous), and the sequence number that detects a
@@ -345,7 +361,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, BEE_RINGBUF_SIZE);
+	__uint(max_entries, 64 << 10);   /* set by the loader */
 } bee_audit SEC(".maps");
 
 struct {
@@ -423,7 +439,7 @@ static __always_inline __u32 bee_gen(void)
 	return st ? st->gen : 0;
 }
 
-/* 1 when the (compile-time) audit mode records this decision. */
+/* 1 when the policy's audit mode records this decision. */
 static __always_inline int bee_audit_wanted(__u32 decision)
 {
 	if (BEE_AUDIT == BEE_AUDIT_MODE_ALL)
@@ -537,6 +553,19 @@ static __always_inline int bee_inode_may_map(struct inode *inode, __u32 gen)
 	return r && r->gen == gen && (r->flags & BEE_INODE_MAP_EXEC);
 }
 
+/* Records the exec open ev allowed for bee_bprm_check: the file, and
+ * whether only a pin allowed it. */
+static __always_inline void bee_task_record(const struct bee_audit_event *ev)
+{
+	struct bee_task_rec *t = bpf_task_storage_get(&bee_task, bpf_get_current_task_btf(), 0,
+						      BEE_LOCAL_STORAGE_GET_F_CREATE);
+	if (t) {
+		t->ino = ev->file.ino;
+		t->dev = ev->file.dev;
+		t->flags = (ev->have & BEE_PERM_EXEC) ? 0 : BEE_TASK_PINNED;
+	}
+}
+
 /* The exec automaton's answer for the scratch path of length len and the
  * file in ev->file: EXEC allows; EXEC_PINNED allows the pinned file only.
  * Fills want/have/detail/reason/decision; returns 1 to allow. */
@@ -608,15 +637,9 @@ int BPF_PROG(bee_file_open, struct file *file)
 		allow = bee_exec_decide(sc, len);
 		if (allow) {
 			bee_inode_allow_map(inode, bee_gen());
-#if BEE_HOOK_BPRM_CHECK
-			struct bee_task_rec *t = bpf_task_storage_get(
-				&bee_task, bpf_get_current_task_btf(), 0, BEE_LOCAL_STORAGE_GET_F_CREATE);
-			if (t) {
-				t->ino = ev->file.ino;
-				t->dev = ev->file.dev;
-				t->flags = (ev->have & BEE_PERM_EXEC) ? 0 : BEE_TASK_PINNED;
-			}
-#endif
+			/* dead code to the verifier without pins: bee_task is not created */
+			if (bee_pins_on)
+				bee_task_record(ev);
 		}
 	} else {
 		want = bee_open_want(fmode, file->f_flags);
@@ -655,7 +678,7 @@ int BPF_PROG(bee_file_open, struct file *file)
 
 /* ---- bprm_check_security --------------------------------------------------- */
 
-#if BEE_HOOK_BPRM_CHECK
+/* Loaded only for a policy with pins (see the design notes). */
 SEC("lsm_cgroup/bprm_check_security")
 int BPF_PROG(bee_bprm_check, struct linux_binprm *bprm)
 {
@@ -698,7 +721,6 @@ int BPF_PROG(bee_bprm_check, struct linux_binprm *bprm)
 	}
 	return bee_lsm_return(allow, BEE_EACCES);
 }
-#endif
 
 /* ---- mmap_file, file_mprotect ---------------------------------------------- */
 
@@ -1105,10 +1127,10 @@ int bee_bind6(struct bpf_sock_addr *ctx)
 
 /* ---- tests only ------------------------------------------------------------ */
 
-#if BEE_TEST_PROGRAMS
 #include "bee_hooks_test.h"
 
-/* The hooks' walks on a path from the test (bee_hooks_test.h). */
+/* The hooks' walks on a path from the test (bee_hooks_test.h). Never in a
+ * pack's hooks, so never loaded by bee-load. */
 SEC("syscall")
 int bee_test_walk(struct bee_test_walk *q)
 {
@@ -1130,6 +1152,5 @@ int bee_test_walk(struct bee_test_walk *q)
 	q->exec_perms = BEE_WALK_PERMS(r);
 	return 0;
 }
-#endif
 
 #endif

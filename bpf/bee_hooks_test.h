@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* bee_hooks_test.h: the query of bee_test_walk, the test program that a
- * per-policy ELF holds only when codegen is asked for test programs
- * (codegen_opts.test_programs; never in a pack).
+ * hook object holds but only a test loads: codegen lists it when asked
+ * for test programs (codegen_opts.test_programs; never in a pack's hooks).
  *
  * LSM programs do not load where the tests run, so bee_test_walk (a
  * syscall program, run through BPF_PROG_TEST_RUN) calls the very walk

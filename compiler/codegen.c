@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* codegen.c: lowered policy -> per-policy C source -> clang -> BPF ELF.
+/* codegen.c: lowered policy -> the tables that specialise bee's BPF object.
  *
  *   codegen_build
- *     codegen_params     sizes from the lowered policy
- *     codegen_source     #defines + #include "bee_hooks.bpf.h"
- *     tmp_create         private directory with libbeec's embedded headers
- *     clang_run          fork, chdir, exec; stderr captured
- *     file_read          the ELF
- *     tmp_remove         on every path
+ *     codegen_params     sizes and constants from the lowered policy
  *     codegen_tables     the programs and maps for the manifest
+ *     codegen_consts     the .rodata globals for the manifest
  */
 #include "codegen.h"
 
@@ -16,25 +12,14 @@
 #include "bee_dfa.h"
 #include "bee_net.h"
 #include "bee_session.h"
-#include "libbeec.h"
+#include "hooks_object.h"
 #include "mem.h"
-#include "templates.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-/* The template's permission bits and audit modes are the IR's. */
+/* The hook object's permission bits and audit modes are the IR's. */
 _Static_assert(IR_PERM_READ == 0x1u && IR_PERM_WRITE == 0x2u && IR_PERM_EXEC == 0x4u &&
 		       IR_PERM_EXEC_PINNED == 0x8u && IR_PERM_DENIED == 0x10u,
 	       "bee_hooks.bpf.h BEE_PERM_* are ir.h's IR_PERM_*");
@@ -43,7 +28,7 @@ _Static_assert((int)IR_AUDIT_DENY == (int)BEE_AUDIT_MODE_DENY &&
 		       (int)IR_AUDIT_NONE == (int)BEE_AUDIT_MODE_NONE,
 	       "bee_audit.h modes are ir.h's audit modes");
 
-/* Map flags the template sets (values of <linux/bpf.h>). */
+/* Map flags the hook object sets (values of <linux/bpf.h>). */
 #define F_NO_PREALLOC 0x1u
 #define F_RDONLY_PROG 0x80u
 
@@ -61,9 +46,6 @@ _Static_assert((int)IR_AUDIT_DENY == (int)BEE_AUDIT_MODE_DENY &&
 #define RINGBUF_NONE (64u << 10)
 #define RINGBUF_MIN 4096u
 #define RINGBUF_MAX (1u << 30)
-
-/* clang's output past this is cut: the first errors say what is wrong. */
-#define CLANG_MSG_MAX (16u << 10)
 
 const char *codegen_map_type_name(enum codegen_map_type t)
 {
@@ -100,12 +82,6 @@ struct codegen_params {
 	uint32_t ringbuf;
 	bool test_programs;
 };
-
-static const char *opt_clang(const struct codegen_opts *o)
-{
-	const char *c = o && o->clang ? o->clang : getenv("BEE_CLANG");
-	return c && *c ? c : "clang";
-}
 
 static bool is_pow2(uint32_t v)
 {
@@ -173,77 +149,6 @@ static int codegen_params(const struct lowered *lw, const struct codegen_opts *o
 	return 0;
 }
 
-/* ---- source ------------------------------------------------------------------ */
-
-struct buf {
-	char *s;
-	size_t n, cap;
-};
-
-static void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void buf_printf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	mem_grow((void **)&b->s, &b->cap, b->n + (size_t)n + 1, 1);
-	va_start(ap, fmt);
-	vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->n += (size_t)n;
-}
-
-/* The policy name for a comment: what could end the comment or the line
- * becomes '?'. */
-static void buf_comment_text(struct buf *b, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			     (c >= '0' && c <= '9') || strchr("-_.:@+ ", c);
-		buf_printf(b, "%c", plain ? c : '?');
-	}
-}
-
-static void source_write(const struct lowered *lw, const struct codegen_params *p, struct buf *b)
-{
-	buf_printf(b, "/* The BPF program of policy '");
-	buf_comment_text(b, lw->ir->name);
-	buf_printf(b, "', written by beec %s (compiler/codegen.c).\n", BEEC_VERSION);
-	buf_printf(b, " * Only sizes are policy-specific; the decisions come from the maps. */\n");
-	buf_printf(b, "#define BEE_AUDIT %d /* %s */\n", (int)p->audit, ir_audit_mode_name(p->audit));
-	char sys[256];
-	buf_printf(b, "#define BEE_SYSCALLS_ALLOWED 0x%xu /* %s */\n", p->syscalls,
-		   ir_syscalls_text(p->syscalls, sys, sizeof(sys)));
-	buf_printf(b, "#define BEE_FS_IMAGE_SIZE %u\n", p->fs_image);
-	buf_printf(b, "#define BEE_EXEC_IMAGE_SIZE %u\n", p->exec_image);
-	buf_printf(b, "#define BEE_NET4_ENTRIES %u\n", p->net4);
-	buf_printf(b, "#define BEE_NET6_ENTRIES %u\n", p->net6);
-	buf_printf(b, "#define BEE_PINS_MAX %u\n", p->pins ? p->pins : 1);
-	buf_printf(b, "#define BEE_RINGBUF_SIZE %u\n", p->ringbuf);
-	buf_printf(b, "#define BEE_HOOK_BPRM_CHECK %d\n", p->pins ? 1 : 0);
-	buf_printf(b, "#define BEE_TEST_PROGRAMS %d\n", p->test_programs ? 1 : 0);
-	buf_printf(b, "#include \"bee_hooks.bpf.h\"\n");
-}
-
-int codegen_source(const struct lowered *lw, const struct codegen_opts *o, struct diag_ctx *dc,
-		   char **src, size_t *len)
-{
-	struct codegen_params p;
-	struct buf b = { 0 };
-	int err = codegen_params(lw, o, dc, &p);
-
-	*src = NULL;
-	*len = 0;
-	if (err < 0)
-		return err;
-	source_write(lw, &p, &b);
-	*src = b.s;
-	*len = b.n;
-	return 0;
-}
-
 /* ---- the programs and maps of the ELF ------------------------------------------ */
 
 static void prog_add(struct codegen_result *r, size_t *cap, const char *name, const char *section,
@@ -265,8 +170,8 @@ static void map_add(struct codegen_result *r, size_t *cap, const char *name,
 	*m = (struct codegen_map){ name, type, key, value, max, flags, fill };
 }
 
-/* What bee_hooks.bpf.h defines, in its order; test_codegen.c holds this
- * equal to the ELF through libbpf. */
+/* What bee_hooks.bpf.h defines, in its order, less what this policy leaves
+ * out; test_codegen.c holds this equal to the object through libbpf. */
 static void codegen_tables(const struct codegen_params *p, struct codegen_result *r)
 {
 	size_t pcap = 0, mcap = 0;
@@ -337,374 +242,45 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 		CODEGEN_FILL_PROGRAM);
 }
 
-/* ---- the temporary directory ---------------------------------------------------- */
+/* ---- constants ----------------------------------------------------------------- */
 
-static int file_write(int dirfd, const char *name, const void *data, size_t len)
+/* The object's .rodata globals (bee_hooks.bpf.h, "what the loader sets"),
+ * sorted by name as the manifest writes them. */
+static void codegen_consts(const struct codegen_params *p, struct codegen_result *r)
 {
-	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	const char *p = data;
-	int err = 0;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	return err;
-}
-
-static int file_read(int dirfd, const char *name, uint8_t **out, size_t *len)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	uint8_t *b = NULL;
-	size_t n = 0, cap = 0;
-	int err = 0;
-
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		/* mem_try_realloc, not the raising funnel: fd must be closed */
-		if (cap - n < 65536) {
-			uint8_t *bigger = cap <= SIZE_MAX / 2 - 65536 ? mem_try_realloc(b, cap * 2 + 65536) : NULL;
-			if (!bigger) {
-				err = -ENOMEM;
-				break;
-			}
-			b = bigger;
-			cap = cap * 2 + 65536;
-		}
-		ssize_t r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (err) {
-		free(b);
-		return err;
-	}
-	*out = b;
-	*len = n;
-	return 0;
-}
-
-/* Removes everything in dir (clang writes only files there), then dir. */
-static void tmp_remove(const char *dir)
-{
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-				unlinkat(dirfd(d), e->d_name, 0);
-		closedir(d);
-	}
-	rmdir(dir);
-}
-
-/* A new private directory holding every embedded template and the source. */
-static int tmp_create(const struct codegen_opts *o, const char *src, size_t srclen,
-		      struct diag_ctx *dc, char **dirp)
-{
-	const char *base = o && o->tmpdir ? o->tmpdir : getenv("TMPDIR");
-	char *dir = xasprintf("%s/beec-codegen-XXXXXX", base && *base ? base : "/tmp");
-	int err = 0, dfd = -1;
-
-	if (!mkdtemp(dir)) {
-		err = -errno;
-		diag_error(dc, LOC_NONE, "codegen: cannot create a temporary directory '%s': %s", dir,
-			   strerror(-err));
-		free(dir);
-		return err;
-	}
-	/* from here on the caller removes it, also when memory runs out */
-	*dirp = dir;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		err = -errno;
-		goto fail;
-	}
-	for (size_t i = 0; i < bee_ntemplates && !err; i++) {
-		const struct bee_template *t = &bee_templates[i];
-		/* base names only, and never the source's own name */
-		if (strchr(t->name, '/') || !strcmp(t->name, "policy.bpf.c")) {
-			err = -EINVAL;
-			break;
-		}
-		err = file_write(dfd, t->name, t->data, t->len);
-	}
-	if (!err)
-		err = file_write(dfd, "policy.bpf.c", src, srclen);
-fail:
-	if (dfd >= 0)
-		close(dfd);
-	if (err) {
-		diag_error(dc, LOC_NONE, "codegen: cannot write the BPF sources to '%s': %s", dir,
-			   strerror(-err));
-		return err;
-	}
-	return 0;
-}
-
-/* ---- clang ------------------------------------------------------------------- */
-
-/* Runs clang in dir; its stdout and stderr end up in *msg (cut at
- * CLANG_MSG_MAX). Returns 0 when it exited 0, -ENOENT when it could not
- * be started, -EIO otherwise; *status is the wait status. */
-static int clang_run(const char *clang, const char *dir, char **msg, int *status)
-{
-	char *prefix_map = xasprintf("-fdebug-prefix-map=%s=/bee", dir);
-	const char *argv[] = {
-		clang, "-target", "bpf", "-O2", "-g", "-mcpu=v3", "-Wall", prefix_map,
-		"-c", "policy.bpf.c", "-o", "policy.bpf.o", NULL,
+	const struct codegen_const c[] = {
+		{ "bee_audit_mode", (uint32_t)p->audit },
+		{ "bee_exec_image_size", p->exec_image },
+		{ "bee_fs_image_size", p->fs_image },
+		{ "bee_pins_on", p->pins ? 1u : 0u },
+		{ "bee_syscalls_allowed", p->syscalls },
 	};
-	int out[2] = { -1, -1 }, ex[2] = { -1, -1 };
-	struct buf b = { 0 };
-	int err = 0, child_errno = 0;
-	pid_t pid;
-
-	*msg = NULL;
-	*status = 0;
-	/* room for all the output kept, before any descriptor or child exists:
-	 * nothing below allocates while they do */
-	mem_grow((void **)&b.s, &b.cap, CLANG_MSG_MAX + 4096 + PATH_MAX + 64, 1);
-	b.s[0] = '\0';
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
-		err = -errno;
-		goto done;
-	}
-	pid = fork();
-	if (pid < 0) {
-		err = -errno;
-		goto done;
-	}
-	if (pid == 0) {
-		/* the child: only async-signal-safe calls until exec */
-		int e;
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || dup2(out[1], 2) < 0 ||
-		    chdir(dir) < 0)
-			goto child_fail;
-		execvp(clang, (char *const *)argv);
-child_fail:
-		e = errno;
-		if (write(ex[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(out[1]);
-	close(ex[1]);
-	out[1] = ex[1] = -1;
-	for (;;) {
-		char chunk[4096];
-		ssize_t n = read(out[0], chunk, sizeof(chunk));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		if (b.n < CLANG_MSG_MAX)
-			buf_printf(&b, "%.*s", (int)n, chunk);
-	}
-	if (read(ex[0], &child_errno, sizeof(child_errno)) != (ssize_t)sizeof(child_errno))
-		child_errno = 0;
-	while (waitpid(pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			err = -errno;
-			goto done;
-		}
-	}
-	if (child_errno)
-		err = child_errno == ENOENT ? -ENOENT : -child_errno;
-	else if (!WIFEXITED(*status) || WEXITSTATUS(*status) != 0)
-		err = -EIO;
-	if (child_errno) {
-		int len = snprintf(b.s, b.cap, "cannot run '%s': %s", clang, strerror(child_errno));
-		b.n = len < 0 ? 0 : (size_t)len;
-	}
-done:
-	if (b.n == 0) {
-		/* no output: no message */
-		free(b.s);
-		b.s = NULL;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (ex[i] >= 0)
-			close(ex[i]);
-	}
-	free(prefix_map);
-	*msg = b.s;
-	return err;
-}
-
-static void clang_diag(struct diag_ctx *dc, const struct lowered *lw, const char *clang, int err,
-		       int status, const char *msg)
-{
-	const char *text = msg && *msg ? msg : "(no output)\n";
-	size_t len = strlen(text);
-	int cut = len && text[len - 1] == '\n';
-
-	if (err == -EIO && WIFSIGNALED(status))
-		diag_error(dc, LOC_NONE,
-			   "policy '%s': building its BPF program: '%s' was killed by signal %d:\n%.*s",
-			   lw->ir->name, clang, WTERMSIG(status), (int)(len - (size_t)cut), text);
-	else if (err == -EIO)
-		diag_error(dc, LOC_NONE,
-			   "policy '%s': building its BPF program: '%s' failed (exit status %d):\n%.*s",
-			   lw->ir->name, clang, WEXITSTATUS(status), (int)(len - (size_t)cut), text);
-	else
-		diag_error(dc, LOC_NONE, "policy '%s': building its BPF program: %.*s", lw->ir->name,
-			   (int)(len - (size_t)cut), text);
-	if (err == -ENOENT)
-		diag_note(dc, LOC_NONE, "install clang, or name it with BEE_CLANG");
+	r->nconsts = sizeof(c) / sizeof(c[0]);
+	r->consts = xmalloc(sizeof(c));
+	memcpy(r->consts, c, sizeof(c));
 }
 
 /* ---- the driver ---------------------------------------------------------------- */
 
-/* What codegen_build holds across clang, released on every path. */
-struct codegen_run {
-	const struct lowered *lw;
-	const struct codegen_opts *o;
-	struct diag_ctx *dc;
-	struct codegen_result *out;
-	struct codegen_params p;
-	struct buf src;
-	char *dir, *msg;
-	int dfd;
-};
-
-static int codegen_run_clang(struct codegen_run *r)
-{
-	const struct lowered *lw = r->lw;
-	struct diag_ctx *dc = r->dc;
-	const char *clang = opt_clang(r->o);
-	int status = 0;
-	int err = tmp_create(r->o, r->src.s, r->src.n, dc, &r->dir);
-	if (err < 0)
-		return err;
-	err = clang_run(clang, r->dir, &r->msg, &status);
-	if (err < 0) {
-		if (err == -EIO || err == -ENOENT || r->msg)
-			clang_diag(dc, lw, clang, err, status, r->msg);
-		else
-			diag_error(dc, LOC_NONE, "policy '%s': building its BPF program: %s",
-				   lw->ir->name, strerror(-err));
-		return err;
-	}
-	r->dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	err = r->dfd < 0 ? -errno : file_read(r->dfd, "policy.bpf.o", &r->out->elf, &r->out->elf_len);
-	if (err < 0) {
-		diag_error(dc, LOC_NONE, "policy '%s': reading the BPF program clang wrote: %s",
-			   lw->ir->name, strerror(-err));
-		return err;
-	}
-	if (r->out->elf_len == 0) {
-		diag_error(dc, LOC_NONE, "policy '%s': clang wrote an empty BPF program", lw->ir->name);
-		return -EIO;
-	}
-	return 0;
-}
-
 int codegen_build(const struct lowered *lw, const struct codegen_opts *o, struct diag_ctx *dc,
 		  struct codegen_result *out)
 {
-	struct codegen_run r = { .lw = lw, .o = o, .dc = dc, .out = out, .dfd = -1 };
+	struct codegen_params p;
 	memset(out, 0, sizeof(*out));
-	int err = codegen_params(lw, o, dc, &r.p);
+	int err = codegen_params(lw, o, dc, &p);
 	if (err < 0)
 		return err;
-	source_write(lw, &r.p, &r.src);
-	/* a trap of its own, so that the temporary directory is removed also
-	 * when memory runs out; the exhaustion still reaches our caller's trap */
-	err = MEM_PROTECT(-ENOMEM, codegen_run_clang(&r));
-	if (r.dfd >= 0)
-		close(r.dfd);
-	if (r.dir) {
-		tmp_remove(r.dir);
-		free(r.dir);
-	}
-	free(r.msg);
-	if (err == 0) {
-		out->source = r.src.s;
-		out->source_len = r.src.n;
-		r.src.s = NULL;
-		codegen_tables(&r.p, out);
-	}
-	free(r.src.s);
-	if (err < 0)
-		codegen_result_fini(out);
-	return err;
+	out->elf = bee_hooks_object;
+	out->elf_len = bee_hooks_object_len;
+	codegen_tables(&p, out);
+	codegen_consts(&p, out);
+	return 0;
 }
 
 void codegen_result_fini(struct codegen_result *r)
 {
-	free(r->elf);
-	free(r->source);
 	free(r->progs);
 	free(r->maps);
+	free(r->consts);
 	memset(r, 0, sizeof(*r));
-}
-
-char *codegen_clang_version(const struct codegen_opts *o)
-{
-	const char *clang = opt_clang(o);
-	int fds[2];
-	pid_t pid;
-	char line[256];
-	size_t n = 0;
-	int status;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return NULL;
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0 && dup2(devnull, 0) >= 0 && dup2(fds[1], 1) >= 0 &&
-		    dup2(devnull, 2) >= 0)
-			execlp(clang, clang, "--version", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	for (;;) {
-		char rest[512];
-		/* keep the first line; read the rest to the end, so clang exits 0 */
-		bool full = n == sizeof(line) - 1 || memchr(line, '\n', n);
-		ssize_t r = full ? read(fds[0], rest, sizeof(rest))
-				 : read(fds[0], line + n, sizeof(line) - 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (!full)
-			n += (size_t)r;
-	}
-	close(fds[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || n == 0)
-		return NULL;
-	line[n] = '\0';
-	line[strcspn(line, "\n")] = '\0';
-	return xstrdup(line);
 }

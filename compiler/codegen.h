@@ -1,38 +1,41 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* codegen.h: the per-policy BPF program: C source from the lowered policy,
- * then clang, then an ELF for the pack.
+/* codegen.h: what a policy changes in bee's one BPF object.
  *
- *   struct lowered ──► policy.bpf.c  (#defines + #include "bee_hooks.bpf.h")
- *                  ──► clang -target bpf -O2 -g -mcpu=v3 in a private
- *                      temporary directory holding libbeec's embedded
- *                      headers (templates.h), never the source tree's
- *                  ──► ELF bytes, and the programs and maps it holds
+ * The hook programs (bpf/bee_hooks.bpf.h) are compiled once, when bee is
+ * built, into one object that libbeec embeds (hooks_object.h); every pack
+ * carries it unchanged. No compiler runs when a policy is compiled:
+ * codegen computes the tables the manifest carries, and the loader
+ * applies them with libbpf before bpf_object__load:
  *
- * The per-policy source only sizes things: the automata's image sizes
- * (exactly image_dfa_write's length for lw->dfa[IR_DOMAIN_FS] and
- * lw->dfa[IR_DOMAIN_EXEC]: the pack's images must be written from those
- * same automata), the LPM entry counts, the pin map, the ring buffer, the
- * audit mode, and whether bprm_check_security is needed.
+ *   maps       every map the policy needs, with its type, key and value
+ *              sizes, entries and flags: the loader sets value_size and
+ *              max_entries of each (bee_fs and bee_exec: exactly
+ *              image_dfa_write's length for lw->dfa[IR_DOMAIN_FS] and
+ *              lw->dfa[IR_DOMAIN_EXEC], so the pack's images must be
+ *              written from those same automata; the LPM entry counts,
+ *              the pin map, the ring buffer) and does not create a map of
+ *              the object this list leaves out (bee_task without pins)
+ *   programs   the hooks to load and attach
+ *   constants  the object's .rodata globals, by name: the audit mode, the
+ *              [syscalls] bits, the two image sizes, whether pins are
+ *              checked (bee_hooks.bpf.h, "what the loader sets")
  *
  * Which hooks a policy gets. Deny by default means an empty domain still
  * needs its hooks: a policy without [fs] must still refuse every open, one
- * without [net] every connect, sendmsg and bind. So every program of
- * bpf/bee_hooks.bpf.h is always emitted, except bee_bprm_check (and its
- * task storage), which only re-checks pinned exec rules and is emitted
- * when the policy pins at least one: 9 lsm_cgroup hooks, 10 with pins, of
- * the kernel's 10 (CODEGEN_LSM_CGROUP_MAX). Maps never have zero entries (the
- * kernel refuses that): an empty LPM map or pin map has max_entries 1 and
- * stays empty.
+ * without [net] every connect, sendmsg and bind. So every program of the
+ * object is listed, except bee_bprm_check (and its task storage), which
+ * only re-checks pinned exec rules and is listed when the policy pins at
+ * least one: 9 lsm_cgroup hooks, 10 with pins, of the kernel's 10
+ * (CODEGEN_LSM_CGROUP_MAX); and bee_test_walk, for tests only. Maps never
+ * have zero entries (the kernel refuses that): an empty LPM map or pin map
+ * has max_entries 1 and stays empty.
  *
- * Determinism: the same lowered policy gives the same ELF bytes. clang runs
- * with its working directory in the temporary directory, relative file
- * names and -fdebug-prefix-map=<tmp>=/bee, so no path of this machine or
- * run is in the output. The result depends on the clang and the libbpf
- * headers (<bpf/bpf_helpers.h>, ...) installed; the pack's manifest should
- * record the clang version (codegen_clang_version).
+ * Determinism: the tables are a function of the lowered policy alone, and
+ * the object's bytes are bee's build's, so a pack depends only on the
+ * policy and on the beec that wrote it (not on any compiler installed).
  *
- * Ownership: codegen_build fills *out with buffers that
- * codegen_result_fini releases; it borrows lw.
+ * Ownership: codegen_build fills *out with tables that codegen_result_fini
+ * releases; out->elf points into libbeec's embedded object. It borrows lw.
  */
 #ifndef BEE_CODEGEN_H
 #define BEE_CODEGEN_H
@@ -44,7 +47,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Map types the template uses: (name, enum bpf_map_type value, manifest name). */
+/* Map types the hook object uses: (name, enum bpf_map_type value, manifest name). */
 #define CODEGEN_MAP_TYPES(X)                                  \
 	X(HASH, 1, "hash")                                    \
 	X(ARRAY, 2, "array")                                  \
@@ -100,46 +103,38 @@ struct codegen_prog {
 	bool lsm;                     /* needs the BPF LSM (BPF_LSM_CGROUP) */
 };
 
+/* One .rodata global of the object (a __u32), by its name. */
+struct codegen_const {
+	const char *name;             /* "bee_fs_image_size" */
+	uint32_t value;
+};
+
 struct codegen_opts {
 	size_t sz;                    /* sizeof(struct codegen_opts) */
-	const char *clang;            /* NULL: $BEE_CLANG, else "clang" (from PATH) */
 	uint32_t ringbuf_size;        /* bytes; 0: by audit mode (see codegen.c) */
-	const char *tmpdir;           /* NULL: $TMPDIR, else /tmp */
-	/* Adds the never-attached test program bee_test_walk (SEC "syscall")
+	/* Lists the never-attached test program bee_test_walk (SEC "syscall")
 	 * that runs the hooks' walks, so tests can verify and run them where
 	 * LSM programs do not load. Never for a pack. */
 	bool test_programs;
 };
 
 struct codegen_result {
-	uint8_t *elf;                 /* the BPF ELF */
+	const uint8_t *elf;           /* bee's BPF object (hooks_object.h), not owned */
 	size_t elf_len;
-	char *source;                 /* the per-policy C source clang compiled */
-	size_t source_len;
 	struct codegen_prog *progs;   /* in ELF order */
 	size_t nprogs;
 	struct codegen_map *maps;     /* in ELF order */
 	size_t nmaps;
+	struct codegen_const *consts; /* sorted by name */
+	size_t nconsts;
 };
 
-/* The per-policy C source alone (no clang). Returns 0 and an xmalloc'ed
- * NUL-terminated source in *src, or -E2BIG with an error queued when an
- * automaton's image is larger than a kernel map value may be. */
-int codegen_source(const struct lowered *lw, const struct codegen_opts *o, struct diag_ctx *dc,
-		   char **src, size_t *len);
-
-/* Source, clang, ELF. Returns 0, or a negative errno with an error queued
- * on dc: -E2BIG (an image too large), -EINVAL (bad options), -ENOENT
- * (clang not found), -EIO (clang failed: its stderr is in the message),
- * or the errno of a temporary-file operation. On failure *out is empty.
- * The temporary directory is removed on every path. */
+/* The tables of a lowered policy. Returns 0, or a negative errno with an
+ * error queued on dc: -E2BIG (an automaton's image is larger than a kernel
+ * map value may be), -EINVAL (bad options). On failure *out is empty. */
 int codegen_build(const struct lowered *lw, const struct codegen_opts *o, struct diag_ctx *dc,
 		  struct codegen_result *out);
 void codegen_result_fini(struct codegen_result *r);
-
-/* The first line of `clang --version` for the manifest (xmalloc'ed), or
- * NULL when clang cannot be run. */
-char *codegen_clang_version(const struct codegen_opts *o);
 
 /* Distinct hooks that BPF_LSM_CGROUP programs may be attached to at once,
  * system-wide (CGROUP_LSM_NUM, kernels 6.0 to at least 6.12): a policy's

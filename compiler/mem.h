@@ -22,8 +22,7 @@
  *    what that one stage had allocated. Files, directories, descriptors
  *    and child processes are never lost: code that holds one across an
  *    allocation allocates with mem_try_* (NULL, never a longjmp) or runs
- *    under a nested trap of its own that releases it (codegen's
- *    temporary directory and clang).
+ *    under a nested trap of its own that releases it.
  *  - A funnel call outside any trap aborts with a message naming the
  *    function that made it: a host calling an internal function directly
  *    is a programming error. That message is the only thing printed here.

@@ -194,11 +194,9 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	jx_set(m, "source_name", json_string(base ? base + 1 : src->name));
 	jx_set(m, "defines", manifest_defines(o));
 
+	/* beec's version alone: the BPF object is the one this beec embeds */
 	json_t *compiler = jx(json_object());
 	jx_set(compiler, "beec", json_string(BEEC_VERSION));
-	char *clang = codegen_clang_version(o ? o->codegen : NULL);
-	jx_set(compiler, "clang", json_string(clang ? clang : "unknown"));
-	free(clang);
 	jx_set(m, "compiler", compiler);
 
 	json_t *hooks = jx(json_array());
@@ -228,6 +226,12 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 		jx_push(maps, mo);
 	}
 	jx_set(m, "maps", maps);
+
+	/* the object's .rodata globals the loader sets, by name */
+	json_t *consts = jx(json_object());
+	for (size_t i = 0; i < cg.nconsts; i++)
+		jx_set(consts, cg.consts[i].name, json_integer(cg.consts[i].value));
+	jx_set(m, "constants", consts);
 
 	/* images */
 	size_t fs_len, exec_len, env_len;

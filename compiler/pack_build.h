@@ -2,9 +2,10 @@
 /* pack_build.h: a compiled policy as a .bpfpack.
  *
  * Sections (runtime/pack_format.h):
- *   manifest      JSON: policy, defines, compiler, hooks, maps, automata,
- *                 rules (for audit and revoke), Landlock plan
- *   bpf           the per-policy BPF ELF (codegen.h)
+ *   manifest      JSON: policy, defines, compiler, hooks, maps, constants,
+ *                 automata, rules (for audit and revoke), Landlock plan
+ *   bpf           bee's BPF object, the same in every pack; the manifest's
+ *                 hooks, maps and constants specialise it (codegen.h)
  *   bee_fs        MAP_IMAGE: the fs automaton (runtime/bee_dfa.h), 1 value
  *   bee_exec      MAP_IMAGE: the exec automaton, 1 value
  *   bee_net4/6    MAP_IMAGE: LPM entries, each key then value
@@ -12,8 +13,8 @@
  *   policy.toml   SOURCE: the policy as written (with the defines in the
  *                 manifest it compiles to this pack again)
  *
- * Determinism: the same policy, defines, beec and clang give the same
- * bytes; nothing from the clock, the host or the temp dir goes in.
+ * Determinism: the same policy, defines and beec give the same bytes;
+ * nothing from the clock or the host goes in, and no compiler runs.
  */
 #ifndef BEE_PACK_BUILD_H
 #define BEE_PACK_BUILD_H

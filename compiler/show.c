@@ -186,8 +186,7 @@ static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, siz
 	fprintf(out, "%s\n", m.ndefines ? "" : " none");
 	fprintf(out, "parent    %s\n", m.parent ? m.parent : "none");
 	fprintf(out, "audit     %s\n", audit_mode_name(m.audit));
-	fprintf(out, "compiler  beec %s, %s\n", m.compiler_beec ? m.compiler_beec : "",
-		m.compiler_clang ? m.compiler_clang : "");
+	fprintf(out, "compiler  beec %s\n", m.compiler_beec ? m.compiler_beec : "");
 	show_rules(&m, out);
 	show_automata(pack, &m, out);
 	show_net(pack, &m, out);

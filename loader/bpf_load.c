@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* bpf_load.c: the pack's BPF object in the kernel, for one session.
  *
- *   load    bpf_object__open_mem of the pack's ELF; every program and map
- *           checked against the manifest (names, sections, key and value
- *           sizes, entries), so the pack cannot load something its
- *           manifest does not say; the lsm_cgroup programs' autoload off
- *           unless the backend is bpf-lsm; bpf_object__load
+ *   load    bpf_object__open_mem of the pack's ELF (bee's one hook object,
+ *           the same in every pack) specialised as the manifest says: its
+ *           hooks loaded, the rest left out only where that cannot loosen
+ *           the policy; every map it lists sized (value_size, max_entries),
+ *           the others not created; the .rodata constants written; the LSM
+ *           programs' autoload off unless the backend is bpf-lsm; then
+ *           bpf_object__load
  *   maps    bee_fs, bee_exec: key 0 = the automaton image; bee_net4/6:
  *           each record of the image is key then value; bee_pins: the
  *           (dev, ino) of each pinned exec rule's file, stat'ed now;
@@ -31,6 +33,7 @@
 #include "bee_session.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
@@ -99,19 +102,39 @@ static const struct bee_mf_hook *hook_of(const struct bee_manifest *m, const cha
 	return NULL;
 }
 
-/* The object says what the manifest says, and nothing more. */
-static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bool lsm,
-			struct bee_error *e)
+static bool manifest_pins(const struct bee_manifest *m)
+{
+	for (size_t i = 0; i < m->nrules; i++)
+		if (m->rules[i].pinned)
+			return true;
+	return false;
+}
+
+/* The programs: the manifest's hooks are loaded (an lsm one only under
+ * bpf-lsm), and a program of the object it does not list stays unloaded
+ * only where that cannot loosen the policy: bee_bprm_check when no exec
+ * rule is pinned (it re-checks pins only), a syscall program (tests'
+ * bee_test_walk: never attached). Any other is refused: a pack cannot
+ * drop file_open by leaving it out. */
+static int object_programs(struct bpf_object *obj, const struct bee_manifest *m, bool lsm,
+			   struct bee_error *e)
 {
 	struct bpf_program *prog;
 	size_t seen = 0;
+	bool pins = manifest_pins(m);
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
 		const struct bee_mf_hook *h = hook_of(m, name);
 		bool is_lsm = bpf_program__type(prog) == BPF_PROG_TYPE_LSM;
-		if (!h)
-			return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
-					"prog '%s': in the BPF object but not in the manifest's hooks", name);
+		if (!h) {
+			bool optional = (!pins && strcmp(name, "bee_bprm_check") == 0) ||
+					bpf_program__type(prog) == BPF_PROG_TYPE_SYSCALL;
+			if (!optional)
+				return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+						"prog '%s': in the BPF object but not in the manifest's hooks", name);
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
 		if (strcmp(bpf_program__section_name(prog), h->section) != 0 || h->lsm != is_lsm)
 			return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 					"prog '%s': section '%s' is not the manifest's '%s'", name,
@@ -119,18 +142,28 @@ static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bo
 		bpf_program__set_autoload(prog, lsm || !is_lsm);
 		seen++;
 	}
-	/* without the LSM programs, the maps only they use are not made (nor
-	 * pinned): each costs a map creation and a pin at every launch */
-	static const char *const lsm_only[] = { "bee_self_cg", "bee_guard", "bee_sb", "bee_walk",
-						"bee_inode", "bee_task", "bee_fs", "bee_exec" };
-	for (size_t i = 0; !lsm && i < sizeof(lsm_only) / sizeof(lsm_only[0]); i++) {
-		struct bpf_map *map = bpf_object__find_map_by_name(obj, lsm_only[i]);
-		if (map && bpf_map__set_autocreate(map, false) < 0)
-			return bee_fail(e, BEE_STAGE_LOAD, -EINVAL, "map '%s': cannot leave it out", lsm_only[i]);
-	}
 	if (seen != m->nhooks)
 		return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
-				"the manifest lists %zu hooks, the BPF object has %zu programs", m->nhooks, seen);
+				"the manifest lists %zu hooks, the BPF object has %zu of them", m->nhooks, seen);
+	return 0;
+}
+
+static const struct bee_mf_map *manifest_map(const struct bee_manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nmaps; i++)
+		if (strcmp(m->maps[i].name, name) == 0)
+			return &m->maps[i];
+	return NULL;
+}
+
+/* The maps: each the manifest lists, sized as it says (value_size only
+ * where the object gives the value no BTF type, as for the automata's
+ * byte arrays; max_entries of any); a map of the object it does not list
+ * is not created, which the verifier allows only where no loaded program
+ * can reach it. Type, key size and flags are the object's and must agree. */
+static int object_maps(struct bpf_object *obj, const struct bee_manifest *m, bool lsm,
+		       struct bee_error *e)
+{
 	for (size_t i = 0; i < m->nmaps; i++) {
 		const struct bee_mf_map *mm = &m->maps[i];
 		struct bpf_map *map = bpf_object__find_map_by_name(obj, mm->name);
@@ -138,15 +171,107 @@ static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bo
 			return bee_fail(e, BEE_STAGE_PACK, -EINVAL, "map '%s': in the manifest but not in the BPF object",
 					mm->name);
 		uint32_t ks = bpf_map__key_size(map), vs = bpf_map__value_size(map);
-		uint32_t me = bpf_map__max_entries(map);
+		uint32_t fl = bpf_map__map_flags(map);
 		const char *t = map_type_name(bpf_map__type(map));
-		if (strcmp(t, mm->type) != 0 || (mm->key_size && ks != mm->key_size) ||
-		    (mm->value_size && vs != mm->value_size) || me != mm->max_entries)
+		if (strcmp(t, mm->type) != 0 || (mm->key_size && ks != mm->key_size) || fl != mm->flags)
 			return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
-					"map '%s': the object has %s key %u value %u entries %u, the manifest %s %u %u %u",
-					mm->name, t, ks, vs, me, mm->type, mm->key_size, mm->value_size,
-					mm->max_entries);
+					"map '%s': the object has %s key %u flags %#x, the manifest %s %u %#x",
+					mm->name, t, ks, fl, mm->type, mm->key_size, mm->flags);
+		int err = 0;
+		if (mm->value_size && vs != mm->value_size)
+			err = bpf_map__btf_value_type_id(map) ? -EINVAL : bpf_map__set_value_size(map, mm->value_size);
+		if (!err && bpf_map__max_entries(map) != mm->max_entries)
+			err = bpf_map__set_max_entries(map, mm->max_entries);
+		if (err)
+			return bee_fail(e, BEE_STAGE_PACK, err,
+					"map '%s': cannot size it as the manifest says (value %u, entries %u; "
+					"the object has value %u)", mm->name, mm->value_size, mm->max_entries, vs);
 	}
+	/* without the LSM programs, the maps only they use are not made (nor
+	 * pinned): each costs a map creation and a pin at every launch */
+	static const char *const lsm_only[] = { "bee_self_cg", "bee_guard", "bee_sb", "bee_walk",
+						"bee_inode", "bee_task", "bee_fs", "bee_exec" };
+	struct bpf_map *map;
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		bool keep = bpf_map__is_internal(map) || manifest_map(m, name);
+		for (size_t i = 0; keep && !lsm && i < sizeof(lsm_only) / sizeof(lsm_only[0]); i++)
+			keep = strcmp(name, lsm_only[i]) != 0;
+		if (!keep && bpf_map__set_autocreate(map, false) < 0)
+			return bee_fail(e, BEE_STAGE_LOAD, -EINVAL, "map '%s': cannot leave it out", name);
+	}
+	return 0;
+}
+
+static const struct bee_mf_const *manifest_const(const struct bee_manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nconsts; i++)
+		if (strcmp(m->consts[i].name, name) == 0)
+			return &m->consts[i];
+	return NULL;
+}
+
+/* The constants: every global of the object's .rodata (const volatile in
+ * bpf/bee_hooks.bpf.h) set from the manifest before load, when libbpf
+ * still holds the map's initial bytes; the kernel freezes the map, so the
+ * verifier reads them as known values. A global the manifest does not
+ * set, or a constant the object does not have, is refused: no
+ * placeholder ever reaches the kernel. */
+static int object_consts(struct bpf_object *obj, const struct bee_manifest *m, struct bee_error *e)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *rodata = NULL, *map;
+	size_t set = 0;
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+		size_t n = strlen(name);
+		if (bpf_map__is_internal(map) && n >= 7 && strcmp(name + n - 7, ".rodata") == 0)
+			rodata = map;
+	}
+	int sec = btf && rodata ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -ENOENT;
+	if (sec > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, (uint32_t)sec);
+		const struct btf_var_secinfo *v = btf_var_secinfos(t);
+		size_t size = 0;
+		const void *init = bpf_map__initial_value(rodata, &size);
+		uint8_t *data = init && size ? malloc(size) : NULL;
+		if (!data)
+			return bee_fail(e, BEE_STAGE_LOAD, -ENOMEM, "the object's .rodata: out of memory");
+		memcpy(data, init, size);
+		int err = 0;
+		for (unsigned i = 0; i < btf_vlen(t) && !err; i++, v++) {
+			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
+			const struct bee_mf_const *c = manifest_const(m, name ? name : "");
+			if (!c)
+				err = bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+					       "constant '%s': in the BPF object but not in the manifest", name);
+			else if (v->size != sizeof(uint32_t) || (size_t)v->offset + v->size > size)
+				err = bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+					       "constant '%s': not a 32-bit value of the object's .rodata", name);
+			else
+				memcpy(data + v->offset, &c->value, sizeof(c->value));
+			set++;
+		}
+		if (!err && (err = bpf_map__set_initial_value(rodata, data, size)) < 0)
+			bee_fail(e, BEE_STAGE_LOAD, err, "the object's .rodata: cannot set it: %s", strerror(-err));
+		free(data);
+		if (err)
+			return err;
+	}
+	if (set != m->nconsts)
+		return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
+				"the manifest sets %zu constants, the BPF object has %zu of them", m->nconsts, set);
+	return 0;
+}
+
+/* The object specialised as the manifest says, and nothing more. */
+static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bool lsm,
+			struct bee_error *e)
+{
+	int err;
+	if ((err = object_programs(obj, m, lsm, e)) < 0 || (err = object_maps(obj, m, lsm, e)) < 0 ||
+	    (err = object_consts(obj, m, e)) < 0)
+		return err;
 	return 0;
 }
 
@@ -260,7 +385,8 @@ static int pin_maps(struct bee_bpf *b, struct bee_error *e)
 		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", path, strerror(errno));
 	struct bpf_map *map;
 	bpf_object__for_each_map(map, b->obj) {
-		if (!bpf_map__autocreate(map))
+		/* .rodata holds the constants, frozen: nothing to find later */
+		if (!bpf_map__autocreate(map) || bpf_map__is_internal(map))
 			continue;
 		snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS "/%s", b->pin_dir, bpf_map__name(map));
 		if ((err = bpf_map__pin(map, path)) < 0)

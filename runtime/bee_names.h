@@ -116,9 +116,8 @@ static inline int bee_map_find(const char *name)
 #define BEE_MF_SOURCE "source"                      /* the source section's name */
 #define BEE_MF_SOURCE_NAME "source_name"            /* the policy file's base name */
 #define BEE_MF_DEFINES "defines"                    /* ["NAME=VALUE", ...] */
-#define BEE_MF_COMPILER "compiler"                  /* { beec, clang } */
+#define BEE_MF_COMPILER "compiler"                  /* { beec } */
 #define BEE_MF_COMPILER_BEEC "beec"
-#define BEE_MF_COMPILER_CLANG "clang"
 #define BEE_MF_HOOKS "hooks"                        /* [{ program, section, attach, lsm }] */
 #define BEE_MF_HOOK_PROGRAM "program"
 #define BEE_MF_HOOK_SECTION "section"

@@ -97,7 +97,9 @@ static int mf_maps(struct mf_ctx *c, json_t *a, struct bee_manifest *m)
 }
 
 /* "constants": the BPF object's .rodata globals by name, each a 32-bit
- * value (the loader sets them before load). Absent is none. */
+ * value (loader/bpf_load.c sets them). Absent is none: a pack whose
+ * object has no such global needs none, and one whose object has them is
+ * refused at load when one is missing. */
 static int mf_consts(struct mf_ctx *c, json_t *o, struct bee_manifest *m)
 {
 	if (!o)
@@ -272,7 +274,6 @@ static int mf_parse(struct mf_ctx *c, const json_t *root, struct bee_manifest *m
 	m->parent = mf_str(j, BEE_MF_PARENT);
 	json_t *cc = json_object_get(j, BEE_MF_COMPILER);
 	m->compiler_beec = mf_str(cc, BEE_MF_COMPILER_BEEC);
-	m->compiler_clang = mf_str(cc, BEE_MF_COMPILER_CLANG);
 	mf_automata(json_object_get(j, BEE_MF_AUTOMATA), m);
 	m->name = mf_str(j, BEE_MF_NAME);
 	m->source = mf_str(j, BEE_MF_SOURCE);

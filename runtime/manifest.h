@@ -74,8 +74,7 @@ struct bee_manifest {
 	size_t ndefines;
 	const char *source;                     /* SOURCE section name */
 	const char *source_name;                /* the policy's file name */
-	const char *compiler_beec;              /* versions; NULL when not given */
-	const char *compiler_clang;
+	const char *compiler_beec;              /* beec's version; NULL when not given */
 	struct bee_mf_hook *hooks;
 	size_t nhooks;
 	struct bee_mf_map *maps;

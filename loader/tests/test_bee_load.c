@@ -23,6 +23,10 @@
  *   - teardown (no cgroup, no pin folder, no registry record) after a normal
  *     exit, a tool killed by a signal, SIGTERM to bee-load; gc after SIGKILL
  *   - every failure class: its status, no tool run, nothing left behind
+ *   - the specialisation (bpf_load.c): a pack whose manifest leaves out a
+ *     hook, a constant or a map, sets a constant the object lacks, or
+ *     gives a map other flags is refused at stage pack with the name, no
+ *     tool run; the same pack rewritten with its own manifest runs
  *   - 100,000 denied connects: lines plus overrun counts add up exactly,
  *     with the relay keeping up and with it stalled (test build)
  *   - revoke: a connect that succeeded fails after it; what would widen,
@@ -45,6 +49,7 @@
  * Not root: SKIPPED (passes), unless CI is set, then FAILED.
  */
 #include "internal.h"
+#include "pack_write.h"
 
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
@@ -1876,6 +1881,127 @@ static void no_bpffs_child(const char *out, const char *err, const char *state_d
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 95);
 }
 
+/* pack with its manifest edited by edit (NULL: unchanged) into out. */
+static void repack(const char *out, void (*edit)(json_t *m))
+{
+	struct bee_pack *p;
+	char msg[256];
+	assert_int_equal(bee_pack__open_file(pack, &p, msg, sizeof(msg)), 0);
+	json_t *m = json_deep_copy(bee_pack__manifest(p));
+	if (edit)
+		edit(m);
+	char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	struct pack_writer w;
+	pack_writer_init(&w);
+	for (uint32_t i = 0; i < bee_pack__section_count(p); i++) {
+		const struct bee_pack_section_info *s = bee_pack__section(p, i);
+		if (s->kind == BEE_PACK_MANIFEST)
+			assert_int_equal(pack_writer_add(&w, s->kind, s->name, 1, strlen(text), text, strlen(text)), 0);
+		else
+			assert_int_equal(pack_writer_add(&w, s->kind, s->name, s->elem_width, s->elem_count, s->data,
+							 s->size), 0);
+	}
+	uint8_t *buf;
+	size_t len;
+	assert_int_equal(pack_writer_finish(&w, &buf, &len), 0);
+	assert_int_equal(bee_write_atomic(out, (const char *)buf, len), 0);
+	free(buf);
+	free(text);
+	json_decref(m);
+	pack_writer_release(&w);
+	bee_pack__close(p);
+}
+
+/* The element of array a whose key is value. */
+static size_t array_find(json_t *a, const char *key, const char *value)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(a, i, o) {
+		const char *v = json_string_value(json_object_get(o, key));
+		if (v && strcmp(v, value) == 0)
+			return i;
+	}
+	fail_msg("no %s '%s' in the manifest", key, value);
+	return 0;
+}
+
+static void drop_file_open(json_t *m)
+{
+	json_t *h = json_object_get(m, "hooks");
+	json_array_remove(h, array_find(h, "program", "bee_file_open"));
+}
+
+static void drop_connect4(json_t *m)
+{
+	json_t *h = json_object_get(m, "hooks");
+	json_array_remove(h, array_find(h, "program", "bee_connect4"));
+}
+
+static void drop_fs_size(json_t *m)
+{
+	json_object_del(json_object_get(m, "constants"), "bee_fs_image_size");
+}
+
+static void extra_const(json_t *m)
+{
+	json_object_set_new(json_object_get(m, "constants"), "bee_no_such_global", json_integer(1));
+}
+
+static void big_const(json_t *m)
+{
+	json_object_set_new(json_object_get(m, "constants"), "bee_audit_mode", json_integer(1ll << 32));
+}
+
+static void net4_flags(json_t *m)
+{
+	json_t *a = json_object_get(m, "maps");
+	json_object_set_new(json_array_get(a, array_find(a, "name", "bee_net4")), "flags", json_integer(0));
+}
+
+/* What specialises bee's object is checked: nothing is left out that
+ * could loosen the policy, and no placeholder reaches the kernel. */
+static void test_specialise(void **state_)
+{
+	(void)state_;
+	static const struct {
+		const char *what;
+		void (*edit)(json_t *m);
+		const char *err;        /* NULL: runs */
+	} rows[] = {
+		{ "unchanged", NULL, NULL },
+		{ "no file_open", drop_file_open, "prog 'bee_file_open': in the BPF object but not in the manifest's hooks" },
+		{ "no connect4", drop_connect4, "prog 'bee_connect4': in the BPF object but not in the manifest's hooks" },
+		{ "no fs size", drop_fs_size, "constant 'bee_fs_image_size': in the BPF object but not in the manifest" },
+		{ "extra constant", extra_const, "the manifest sets 6 constants, the BPF object has 5 of them" },
+		{ "constant past 32 bits", big_const, "constant 'bee_audit_mode' is not a 32-bit unsigned integer" },
+		{ "map flags", net4_flags, "map 'bee_net4': the object has lpm_trie key 12 flags 0x81, the manifest lpm_trie 12 0" },
+	};
+	char marker[256], edited[256];
+	snprintf(marker, sizeof(marker), "%s/out/spec-ran", proj);
+	snprintf(edited, sizeof(edited), "%s/edited.bpfpack", tmp);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct run r;
+		repack(edited, rows[i].edit);
+		unlink(marker);
+		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), edited, "--", "/usr/bin/touch", marker, NULL };
+		run(&r, argv, NULL, 20000);
+		if (!rows[i].err) {
+			if (r.status != 0)
+				fail_msg("%s: status %d: %s", rows[i].what, r.status, r.err);
+			assert_int_equal(access(marker, F_OK), 0);
+		} else {
+			if (r.status != 66 || strncmp(r.err, "bee-load: pack: ", 16) != 0 || !strstr(r.err, rows[i].err))
+				fail_msg("%s: status %d, want 66 and '%s': %s", rows[i].what, r.status, rows[i].err, r.err);
+			assert_int_equal(access(marker, F_OK), -1);
+		}
+		run_fini(&r);
+		assert_clean();
+	}
+	unlink(marker);
+	unlink(edited);
+}
+
 static void test_no_bpffs(void **state_)
 {
 	(void)state_;
@@ -1946,6 +2072,7 @@ int main(void)
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_no_bpffs),
+		cmocka_unit_test(test_specialise),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

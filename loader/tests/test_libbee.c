@@ -79,7 +79,7 @@ static void policy_free(struct policy *pol)
 	diag_fini(&pol->dc);
 }
 
-/* The policy's pack in tmpdir/name, through libbeec (clang included). */
+/* The policy's pack in tmpdir/name, through libbeec. */
 static void pack_write(const char *text, const char *name, char *path, size_t size)
 {
 	struct policy pol;

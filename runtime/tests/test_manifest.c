@@ -28,7 +28,7 @@ static const char base_text[] =
 	"{\"format\": \"bee-pack-manifest\", \"schema\": 1, \"name\": \"t\", \"parent\": null,"
 	" \"audit\": \"all\", \"syscalls\": [\"bpf\", \"mount\"], \"source\": \"policy.toml\","
 	" \"source_name\": \"t.toml\", \"defines\": [\"HOME=/h\"],"
-	" \"compiler\": {\"beec\": \"0.1.0\", \"clang\": \"c\"},"
+	" \"compiler\": {\"beec\": \"0.1.0\"},"
 	" \"hooks\": [{\"program\": \"bee_file_open\", \"section\": \"lsm_cgroup/file_open\","
 	" \"attach\": \"lsm_cgroup\", \"lsm\": true}],"
 	" \"maps\": [{\"name\": \"bee_fs\", \"type\": \"array\", \"key_size\": 4, \"value_size\": 96,"

@@ -4,22 +4,30 @@
  *
  *   bee-verify PACK
  *
- * Opens PACK with the runtime's reader (every field and checksum checked),
- * takes its ELF section, checks that the ELF's programs and maps are the
- * ones the manifest lists (same sections, key and value sizes), sizes each
- * map from the manifest as the loader does, and calls bpf_object__load:
- * every program, lsm_cgroup ones included, must pass the verifier. Prints
+ * Opens PACK with the runtime's readers (every field and checksum checked;
+ * the manifest through runtime/manifest.h, as every reader), takes its ELF
+ * section (bee's one hook object), specialises it as the
+ * manifest says, by its own reading of docs/pack-format.md rather than
+ * the loader's code: the manifest's hooks are the programs loaded, and an
+ * unlisted one is allowed only for bee_bprm_check without a pinned rule
+ * or a syscall program; each listed map exists with the same key size and
+ * flags and is sized (value_size, max_entries), an unlisted one is not
+ * created; every .rodata global is set from "constants". Then
+ * bpf_object__load: every listed program, lsm_cgroup ones included, must
+ * pass the verifier. Prints
  * one line for the pack and one per program (instructions, and how many
  * the verifier processed); on a refusal, the end of the verifier log.
  * Exit status 0, 1 when anything is refused or does not match, 2 usage.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "bpflog.h"
@@ -38,16 +46,31 @@ static int fail(const char *pack, const char *fmt, ...)
 	return -1;
 }
 
-/* The ELF's programs are exactly the manifest's hooks, by name and section. */
+static bool manifest_pins(const struct bee_manifest *m)
+{
+	for (size_t i = 0; i < m->nrules; i++)
+		if (m->rules[i].pinned)
+			return true;
+	return false;
+}
+
+/* The manifest's hooks are loaded, by name and section; what it leaves
+ * out may only be bee_bprm_check without pins, or a syscall (test) program. */
 static int check_programs(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
 {
+	bool pins = manifest_pins(m);
 	struct bpf_program *prog;
 	size_t n = 0;
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
 		const struct bee_mf_hook *h = bee_manifest_hook(m, name);
-		if (!h)
-			return fail(path, "prog '%s': not listed in the manifest's hooks", name);
+		if (!h) {
+			if ((pins || strcmp(name, "bee_bprm_check")) &&
+			    bpf_program__type(prog) != BPF_PROG_TYPE_SYSCALL)
+				return fail(path, "prog '%s': not listed in the manifest's hooks", name);
+			bpf_program__set_autoload(prog, false);
+			continue;
+		}
 		if (strcmp(h->section, bpf_program__section_name(prog)))
 			return fail(path, "prog '%s': the manifest says section '%s', the ELF differs",
 				    name, h->section);
@@ -58,27 +81,81 @@ static int check_programs(const char *path, struct bpf_object *obj, const struct
 	return 0;
 }
 
-/* Each ELF map is a manifest map of the same sizes; max_entries from the manifest. */
-static int size_maps(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
+/* Each manifest map is an ELF map of the same key size and flags, sized
+ * from the manifest; an ELF map it does not list is not created. */
+static int size_maps(const char *path, struct bpf_object *obj, const struct bee_manifest *mf)
 {
 	struct bpf_map *map;
 	size_t n = 0;
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
-		const struct bee_mf_map *mm = bee_manifest_map(m, name);
-		if (!mm)
-			return fail(path, "map '%s': not listed in the manifest", name);
-		if (mm->key_size != bpf_map__key_size(map) || mm->value_size != bpf_map__value_size(map))
-			return fail(path, "map '%s': key/value size %u/%u in the ELF, %u/%u in the manifest",
-				    name, bpf_map__key_size(map), bpf_map__value_size(map), mm->key_size,
-				    mm->value_size);
-		int err = bpf_map__set_max_entries(map, mm->max_entries);
+		if (bpf_map__is_internal(map))
+			continue;
+		const struct bee_mf_map *m = bee_manifest_map(mf, name);
+		if (!m) {
+			bpf_map__set_autocreate(map, false);
+			continue;
+		}
+		if (m->key_size != bpf_map__key_size(map) || m->flags != bpf_map__map_flags(map))
+			return fail(path, "map '%s': key size %u flags %#x in the ELF, %u %#x in the manifest",
+				    name, bpf_map__key_size(map), bpf_map__map_flags(map), m->key_size, m->flags);
+		int err = 0;
+		if (m->value_size != bpf_map__value_size(map))
+			err = bpf_map__set_value_size(map, m->value_size);
+		if (!err)
+			err = bpf_map__set_max_entries(map, m->max_entries);
 		if (err)
-			return fail(path, "map '%s': cannot set max_entries: %s", name, strerror(-err));
+			return fail(path, "map '%s': cannot size it: %s", name, strerror(-err));
 		n++;
 	}
-	if (n != m->nmaps)
+	if (n != mf->nmaps)
 		return fail(path, "the manifest lists maps the ELF does not hold");
+	return 0;
+}
+
+/* Every global of .rodata from the manifest's "constants", each 4 bytes. */
+/* The manifest's value of constant name, or NULL. */
+static const struct bee_mf_const *manifest_const(const struct bee_manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nconsts; i++)
+		if (strcmp(m->consts[i].name, name) == 0)
+			return &m->consts[i];
+	return NULL;
+}
+
+static int set_constants(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
+{
+	struct btf *btf = bpf_object__btf(obj);
+	struct bpf_map *map, *rodata = NULL;
+	bpf_object__for_each_map(map, obj)
+		if (bpf_map__is_internal(map) && strstr(bpf_map__name(map), ".rodata"))
+			rodata = map;
+	int sec = btf && rodata ? btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC) : -1;
+	size_t set = 0;
+	if (sec > 0) {
+		const struct btf_type *t = btf__type_by_id(btf, (__u32)sec);
+		const struct btf_var_secinfo *v = btf_var_secinfos(t);
+		size_t size = 0;
+		const void *init = bpf_map__initial_value(rodata, &size);
+		unsigned char data[4096];
+		if (!init || size > sizeof(data))
+			return fail(path, "the object's .rodata: %zu bytes", size);
+		memcpy(data, init, size);
+		for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
+			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
+			const struct bee_mf_const *c = manifest_const(m, name);
+			if (!c || v->size != 4 || v->offset + 4 > size)
+				return fail(path, "constant '%s': missing from the manifest or not 32-bit", name);
+			__u32 value = c->value;
+			memcpy(data + v->offset, &value, sizeof(value));
+			set++;
+		}
+		int err = bpf_map__set_initial_value(rodata, data, size);
+		if (err)
+			return fail(path, "cannot set the object's .rodata: %s", strerror(-err));
+	}
+	if (set != m->nconsts)
+		return fail(path, "the manifest sets %zu constants, the object has %zu", m->nconsts, set);
 	return 0;
 }
 
@@ -96,7 +173,7 @@ static int verify(const char *path)
 		fprintf(stderr, "bee-verify: '%s': %s\n", path, err);
 		goto out;
 	}
-	if ((e = bee_manifest_read(pack, &m, err, sizeof(err))) < 0) {
+	if (bee_manifest_read(pack, &m, err, sizeof(err)) < 0) {
 		fail(path, "manifest: %s", err);
 		goto out;
 	}
@@ -113,7 +190,7 @@ static int verify(const char *path)
 		bpflog_print_tail("bee-verify", 40);
 		goto out;
 	}
-	if (check_programs(path, obj, &m) || size_maps(path, obj, &m))
+	if (check_programs(path, obj, &m) || size_maps(path, obj, &m) || set_constants(path, obj, &m))
 		goto out;
 	e = bpf_object__load(obj);
 	if (e) {
@@ -126,6 +203,8 @@ static int verify(const char *path)
 	unsigned nprog = 0, nlsm = 0;
 	struct bpf_program *prog;
 	bpf_object__for_each_program(prog, obj) {
+		if (!bpf_program__autoload(prog))
+			continue;
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		memset(&info, 0, sizeof(info));
