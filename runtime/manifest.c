@@ -358,6 +358,22 @@ const struct bee_mf_hook *bee_manifest_hook(const struct bee_manifest *m, const 
 	return NULL;
 }
 
+const struct bee_mf_const *bee_manifest_const(const struct bee_manifest *m, const char *name)
+{
+	for (size_t i = 0; i < m->nconsts; i++)
+		if (strcmp(m->consts[i].name, name) == 0)
+			return &m->consts[i];
+	return NULL;
+}
+
+bool bee_manifest_pins(const struct bee_manifest *m)
+{
+	for (size_t i = 0; i < m->nrules; i++)
+		if (m->rules[i].pinned)
+			return true;
+	return false;
+}
+
 void bee_rule_format(const struct bee_mf_rule *r, char *buf, size_t size)
 {
 	if (r->value)

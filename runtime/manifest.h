@@ -104,6 +104,9 @@ void bee_manifest_fini(struct bee_manifest *m);
 const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index);
 const struct bee_mf_map *bee_manifest_map(const struct bee_manifest *m, const char *name);
 const struct bee_mf_hook *bee_manifest_hook(const struct bee_manifest *m, const char *program);
+const struct bee_mf_const *bee_manifest_const(const struct bee_manifest *m, const char *name);
+/* Whether an exec rule is pinned (the object's bee_bprm_check is needed). */
+bool bee_manifest_pins(const struct bee_manifest *m);
 /* "net.connect 127.0.0.1/32:8080/tcp" */
 void bee_rule_format(const struct bee_mf_rule *r, char *buf, size_t size);
 

@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 	pack_writer_add(&w, BEE_PACK_SOURCE, BEE_SEC_SOURCE, 1, strlen(seed_source), seed_source,
 			strlen(seed_source));
 	pack_writer_add(&w, BEE_PACK_MAP_IMAGE, "net4", 12, 5, map_b, sizeof(map_b));
-	pack_writer_add(&w, BEE_PACK_ELF, BEE_SEC_ELF, 1, sizeof(seed_elf), seed_elf,
+	pack_writer_add(&w, BEE_PACK_ELF, "policy.bpf.o", 1, sizeof(seed_elf), seed_elf,
 			sizeof(seed_elf));
 	pack_writer_add(&w, BEE_PACK_MAP_IMAGE, "fs_dfa", 16, 3, map_a, sizeof(map_a));
 	pack_writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, strlen(seed_manifest), seed_manifest,

@@ -31,6 +31,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpflog.h"
+#include "bee_names.h"
 #include "manifest.h"
 #include "pack.h"
 
@@ -46,26 +47,18 @@ static int fail(const char *pack, const char *fmt, ...)
 	return -1;
 }
 
-static bool manifest_pins(const struct bee_manifest *m)
-{
-	for (size_t i = 0; i < m->nrules; i++)
-		if (m->rules[i].pinned)
-			return true;
-	return false;
-}
-
 /* The manifest's hooks are loaded, by name and section; what it leaves
  * out may only be bee_bprm_check without pins, or a syscall (test) program. */
 static int check_programs(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
 {
-	bool pins = manifest_pins(m);
+	bool pins = bee_manifest_pins(m);
 	struct bpf_program *prog;
 	size_t n = 0;
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
 		const struct bee_mf_hook *h = bee_manifest_hook(m, name);
 		if (!h) {
-			if ((pins || strcmp(name, "bee_bprm_check")) &&
+			if ((pins || strcmp(name, bee_prog_name(BEE_PROG_BPRM_CHECK))) &&
 			    bpf_program__type(prog) != BPF_PROG_TYPE_SYSCALL)
 				return fail(path, "prog '%s': not listed in the manifest's hooks", name);
 			bpf_program__set_autoload(prog, false);
@@ -114,15 +107,6 @@ static int size_maps(const char *path, struct bpf_object *obj, const struct bee_
 }
 
 /* Every global of .rodata from the manifest's "constants", each 4 bytes. */
-/* The manifest's value of constant name, or NULL. */
-static const struct bee_mf_const *manifest_const(const struct bee_manifest *m, const char *name)
-{
-	for (size_t i = 0; i < m->nconsts; i++)
-		if (strcmp(m->consts[i].name, name) == 0)
-			return &m->consts[i];
-	return NULL;
-}
-
 static int set_constants(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
 {
 	struct btf *btf = bpf_object__btf(obj);
@@ -143,7 +127,7 @@ static int set_constants(const char *path, struct bpf_object *obj, const struct 
 		memcpy(data, init, size);
 		for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
 			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
-			const struct bee_mf_const *c = manifest_const(m, name);
+			const struct bee_mf_const *c = bee_manifest_const(m, name);
 			if (!c || v->size != 4 || v->offset + 4 > size)
 				return fail(path, "constant '%s': missing from the manifest or not 32-bit", name);
 			__u32 value = c->value;
