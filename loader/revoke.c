@@ -229,8 +229,9 @@ static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 			 "map '%s': the narrowed automaton does not fit the live map, and the live one cannot tell "
 			 "the rule's strings from others: %u of its states narrowed beyond the rule (e.g. '%s' lost "
 			 "%s%s%s too)", map, plan.rep.states_over, plan.rep.example,
-			 plan.rep.example_lost & 1 ? "read " : "", plan.rep.example_lost & 2 ? "write " : "",
-			 plan.rep.example_lost & 12 ? "execute" : "");
+			 plan.rep.example_lost & BEE_PERM_READ ? "read " : "",
+			 plan.rep.example_lost & BEE_PERM_WRITE ? "write " : "",
+			 plan.rep.example_lost & (BEE_PERM_EXEC | BEE_PERM_EXEC_PINNED) ? "execute" : "");
 out:
 	if (fd >= 0)
 		close(fd);
