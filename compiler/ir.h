@@ -24,12 +24,9 @@
 
 #define IR_SCHEMA_VERSION 1
 
-/* Domains: each lowers to its own automaton or set. */
-#define IR_DOMAINS(X)          \
-	X(FS, "fs")            \
-	X(EXEC, "exec")        \
-	X(NET, "net")          \
-	X(ENV, "env")
+/* Domains: each lowers to its own automaton or set (the pack format's
+ * names: runtime/bee_names.h). */
+#define IR_DOMAINS(X) BEE_DOMAINS(X)
 
 enum ir_domain {
 #define X(name, str) IR_DOMAIN_##name,
@@ -38,17 +35,8 @@ enum ir_domain {
 	IR_DOMAIN_COUNT
 };
 
-/* Rule kinds: (name, domain, table key). */
-#define IR_RULE_KINDS(X)                          \
-	X(FS_READ, FS, "read")                    \
-	X(FS_WRITE, FS, "write")                  \
-	X(FS_DENY, FS, "deny")                    \
-	X(EXEC_ALLOW, EXEC, "allow")              \
-	X(NET_CONNECT, NET, "connect")            \
-	X(NET_BIND, NET, "bind")                  \
-	X(NET_DENY, NET, "deny")                  \
-	X(ENV_ALLOW, ENV, "allow")                \
-	X(ENV_SET, ENV, "set")
+/* Rule kinds: (name, domain, table key), as the manifest's rules name them. */
+#define IR_RULE_KINDS(X) BEE_RULE_KINDS(X)
 
 enum ir_rule_kind {
 #define X(name, dom, key) IR_RULE_##name,
@@ -56,6 +44,8 @@ enum ir_rule_kind {
 #undef X
 	IR_RULE_KIND_COUNT
 };
+_Static_assert((int)IR_RULE_KIND_COUNT == (int)BEE_RULE__COUNT && (int)IR_DOMAIN_COUNT == (int)BEE_DOMAIN__COUNT,
+	       "the IR's rule kinds are the manifest's");
 
 #define IR_AUDIT_MODES(X)   \
 	X(DENY, "deny")     \

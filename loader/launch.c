@@ -150,7 +150,7 @@ int bee_env_build(const struct bee_pack *p, const struct bee_manifest *m, const 
 	}
 	for (size_t i = 0; i < m->nrules; i++) {
 		const struct bee_mf_rule *r = &m->rules[i];
-		if (strcmp(r->domain, "env") != 0 || strcmp(r->kind, "set") != 0)
+		if (r->rkind != BEE_RULE_ENV_SET)
 			continue;
 		char *kv = malloc(strlen(r->text) + strlen(r->value) + 2);
 		if (!kv) {

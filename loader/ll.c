@@ -453,7 +453,7 @@ int bee_write_prefixes_each(const struct bee_manifest *m, enum bee_stage st, bee
 	int err = 0;
 	for (size_t i = 0; i < m->nrules && !err; i++) {
 		const struct bee_mf_rule *r = &m->rules[i];
-		if (strcmp(r->domain, "fs") != 0 || strcmp(r->kind, "write") != 0)
+		if (r->rkind != BEE_RULE_FS_WRITE)
 			continue;
 		int n = beec_glob__write_prefixes(r->text, px, WRITE_PREFIXES_MAX);
 		if (n < 0) {

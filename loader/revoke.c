@@ -149,18 +149,18 @@ static int revocable(struct revoke *rv)
 	const struct bee_mf_rule *r = rv->rule;
 	char t[4300];
 	bee_rule_format(r, t, sizeof(t));
-	if (strcmp(r->kind, "deny") == 0)
+	if (r->rkind == BEE_RULE_FS_DENY || r->rkind == BEE_RULE_NET_DENY)
 		return bee_fail(rv->e, BEE_STAGE_REVOKE, -EPERM,
 				"rule %u '%s' is a deny: revoking it would widen the session, and a revoke only narrows",
 				r->index, t);
-	if (strcmp(r->domain, "env") == 0)
+	if (r->rdomain == BEE_DOMAIN_ENV)
 		return bee_fail(rv->e, BEE_STAGE_REVOKE, -EPERM,
 				"rule %u '%s': the environment was fixed when the tool started; env rules cannot be revoked live",
 				r->index, t);
 	for (size_t i = 0; i < rv->reg.nrevoked; i++)
 		if (rv->reg.revoked[i] == r->index)
 			return bee_fail(rv->e, BEE_STAGE_REVOKE, -EALREADY, "rule %u '%s' is revoked already", r->index, t);
-	if ((strcmp(r->domain, "fs") == 0 || strcmp(r->domain, "exec") == 0) &&
+	if ((r->rdomain == BEE_DOMAIN_FS || r->rdomain == BEE_DOMAIN_EXEC) &&
 	    strcmp(rv->reg.backend, "landlock") == 0)
 		return bee_fail(rv->e, BEE_STAGE_REVOKE, -EOPNOTSUPP,
 				"rule %u '%s': session %s enforces fs and exec with Landlock, which cannot narrow a running "
@@ -368,15 +368,15 @@ static void audit_record(struct revoke *rv)
 		.resource_len = strlen(res), .pid = getpid(), .comm = "bee-load", .source = "revoke",
 		.reason = "revoked", .rule = r->index,
 	};
-	if (strcmp(r->domain, "fs") == 0) {
+	if (r->rdomain == BEE_DOMAIN_FS) {
 		l.kind = "FileSystem";
-		l.action = strcmp(r->kind, "write") == 0 ? "Write" : "Read";
-	} else if (strcmp(r->domain, "exec") == 0) {
+		l.action = r->rkind == BEE_RULE_FS_WRITE ? "Write" : "Read";
+	} else if (r->rdomain == BEE_DOMAIN_EXEC) {
 		l.kind = "Process";
 		l.action = "Execute";
 	} else {
 		l.kind = "Network";
-		l.action = strcmp(r->kind, "bind") == 0 ? "Listen" : "Connect";
+		l.action = r->rkind == BEE_RULE_NET_BIND ? "Listen" : "Connect";
 	}
 	int err = bee_audit_write(&log, &l);
 	if (err)
@@ -417,17 +417,18 @@ static int revoke_steps(struct revoke *rv, const char *id, const char *spec)
 		if (rv->reg.revoked[i] < rv->pol.ir->nrules)
 			rv->exclude[rv->reg.revoked[i]] = true;
 	rv->exclude[rv->rule->index] = true;
-	const char *dom = rv->rule->domain;
-	if (strcmp(dom, "fs") == 0)
+	enum bee_domain dom = rv->rule->rdomain;
+	if (dom == BEE_DOMAIN_FS)
 		err = revoke_dfa(rv, IR_DOMAIN_FS, bee_map_name(BEE_MAP_FS));
-	else if (strcmp(dom, "exec") == 0) {
+	else if (dom == BEE_DOMAIN_EXEC) {
 		if ((err = revoke_dfa(rv, IR_DOMAIN_EXEC, bee_map_name(BEE_MAP_EXEC))) == 0 && rv->rule->pinned)
 			err = revoke_pins(rv);
-	} else if (strcmp(dom, "net") == 0) {
+	} else if (dom == BEE_DOMAIN_NET) {
 		if ((err = revoke_net_map(rv, bee_map_name(BEE_MAP_NET4))) == 0)
 			err = revoke_net_map(rv, bee_map_name(BEE_MAP_NET6));
 	} else {
-		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "rule %u: unknown domain '%s'", rv->rule->index, dom);
+		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "rule %u: unknown domain '%s'", rv->rule->index,
+			       rv->rule->domain);
 	}
 	if (err)
 		return err;

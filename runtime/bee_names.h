@@ -272,6 +272,41 @@ static inline const char *bee_const_name(enum bee_const_id c)
 #define BEE_MF_LL_EXECUTE "execute"
 #define BEE_MF_NET_PROVENANCE "net_provenance"      /* per LPM value, the rules that made it */
 
+/* ---- rules: the values of a manifest rule's "domain" and "kind" ----------------------------- */
+
+/* X(ID, name) */
+#define BEE_DOMAINS(X)         \
+	X(FS, "fs")            \
+	X(EXEC, "exec")        \
+	X(NET, "net")          \
+	X(ENV, "env")
+
+/* X(ID, domain ID, the policy table's key) */
+#define BEE_RULE_KINDS(X)                         \
+	X(FS_READ, FS, "read")                    \
+	X(FS_WRITE, FS, "write")                  \
+	X(FS_DENY, FS, "deny")                    \
+	X(EXEC_ALLOW, EXEC, "allow")              \
+	X(NET_CONNECT, NET, "connect")            \
+	X(NET_BIND, NET, "bind")                  \
+	X(NET_DENY, NET, "deny")                  \
+	X(ENV_ALLOW, ENV, "allow")                \
+	X(ENV_SET, ENV, "set")
+
+enum bee_domain {
+#define BEE_DOMAIN_ENUM(id, name) BEE_DOMAIN_##id,
+	BEE_DOMAINS(BEE_DOMAIN_ENUM)
+#undef BEE_DOMAIN_ENUM
+	BEE_DOMAIN__COUNT
+};
+
+enum bee_rule_kind {
+#define BEE_RULE_ENUM(id, dom, key) BEE_RULE_##id,
+	BEE_RULE_KINDS(BEE_RULE_ENUM)
+#undef BEE_RULE_ENUM
+	BEE_RULE__COUNT
+};
+
 /* ---- permission bits of the automata's accept states ----------------------------------------- */
 
 #define BEE_PERM_READ (1u << 0)        /* fs: open for reading; env: pass through */

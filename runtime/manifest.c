@@ -124,6 +124,28 @@ static int mf_consts(struct mf_ctx *c, json_t *o, struct bee_manifest *m)
 	return 0;
 }
 
+/* The rule's domain and kind by their ids (bee_names.h), or -1. */
+static int mf_rule_kind(struct bee_mf_rule *r)
+{
+	static const struct { enum bee_domain d; const char *key; } kinds[BEE_RULE__COUNT] = {
+#define MF_KIND(id, dom, key) [BEE_RULE_##id] = { BEE_DOMAIN_##dom, key },
+		BEE_RULE_KINDS(MF_KIND)
+#undef MF_KIND
+	};
+	static const char *const domains[BEE_DOMAIN__COUNT] = {
+#define MF_DOMAIN(id, name) [BEE_DOMAIN_##id] = name,
+		BEE_DOMAINS(MF_DOMAIN)
+#undef MF_DOMAIN
+	};
+	for (int k = 0; k < BEE_RULE__COUNT; k++)
+		if (strcmp(r->kind, kinds[k].key) == 0 && strcmp(r->domain, domains[kinds[k].d]) == 0) {
+			r->rkind = (enum bee_rule_kind)k;
+			r->rdomain = kinds[k].d;
+			return 0;
+		}
+	return -1;
+}
+
 static int mf_rules(struct mf_ctx *c, json_t *a, struct bee_manifest *m)
 {
 	if (!json_is_array(a))
@@ -148,7 +170,9 @@ static int mf_rules(struct mf_ctx *c, json_t *a, struct bee_manifest *m)
 		r->index = (unsigned)idx;
 		r->line = (unsigned)line;
 		r->column = (unsigned)col;
-		if (strcmp(r->domain, "env") == 0 && strcmp(r->kind, "set") == 0 && !r->value)
+		if (mf_rule_kind(r) < 0)
+			return mf_bad(c, "rule %zu: '%s.%s' is not a rule this reader knows", i, r->domain, r->kind);
+		if (r->rkind == BEE_RULE_ENV_SET && !r->value)
 			return mf_bad(c, "rule %zu: env.set without a value", i);
 	}
 	return 0;

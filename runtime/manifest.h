@@ -22,6 +22,8 @@
 
 #include <jansson.h>
 
+#include "bee_names.h"
+
 struct bee_pack;
 
 struct bee_mf_hook {
@@ -43,6 +45,8 @@ struct bee_mf_const {
 struct bee_mf_rule {
 	unsigned index;
 	const char *domain, *kind, *text;
+	enum bee_domain rdomain;    /* domain and kind by id: the reader knows both */
+	enum bee_rule_kind rkind;
 	const char *value;          /* env set only */
 	bool pinned;                /* exec only */
 	unsigned line, column;

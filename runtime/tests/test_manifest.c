@@ -86,6 +86,9 @@ static void test_whole(void **state)
 	assert_int_equal(m.nrules, 2);
 	assert_int_equal(m.rules[0].line, 4);
 	assert_string_equal(m.rules[1].value, "1");
+	assert_int_equal(m.rules[0].rkind, BEE_RULE_FS_READ);
+	assert_int_equal(m.rules[0].rdomain, BEE_DOMAIN_FS);
+	assert_int_equal(m.rules[1].rkind, BEE_RULE_ENV_SET);
 	char text[64];
 	bee_rule_format(&m.rules[1], text, sizeof(text));
 	assert_string_equal(text, "env.set X=\"1\"");
@@ -128,6 +131,8 @@ static void test_keys(void **state)
 		  "rule 0 lacks index, domain, kind or text" },
 		{ BEE_MF_RULES, "[{\"index\": 0, \"domain\": \"env\", \"kind\": \"set\", \"text\": \"X\"}]",
 		  "rule 0: env.set without a value" },
+		{ BEE_MF_RULES, "[{\"index\": 0, \"domain\": \"fs\", \"kind\": \"bind\", \"text\": \"/\"}]",
+		  "rule 0: 'fs.bind' is not a rule this reader knows" },
 		{ BEE_MF_LANDLOCK, "{}", "'landlock' lacks 'expressible'" },
 		{ BEE_MF_LANDLOCK, "{\"expressible\": false}", "'landlock' is not expressible and gives no reason" },
 		{ BEE_MF_LANDLOCK, "{\"expressible\": true, \"rules\": [{\"path\": \"/a\", \"beneath\": true,"
