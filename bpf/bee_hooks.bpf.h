@@ -221,19 +221,14 @@
 #include "bee_audit.h"
 #include "bee_dfa.h"
 #include "bee_net.h"
+#include "bee_names.h"
 #include "bee_net_decide.h"
 #include "bee_session.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Permission bits of the automata (compiler/ir.h IR_PERM_*; codegen
- * asserts they agree). */
-#define BEE_PERM_READ 0x1u
-#define BEE_PERM_WRITE 0x2u
-#define BEE_PERM_EXEC 0x4u
-#define BEE_PERM_EXEC_PINNED 0x8u
-/* fs: a mark, not a permission: an explicit deny matches (bee_guard.bpf.h) */
-#define BEE_PERM_DENIED 0x10u
+/* The automata's permission bits (BEE_PERM_*), the maps', programs' and
+ * constants' names: runtime/bee_names.h. */
 
 /* bpf_d_path's buffer: one byte more than the longest path walked plus its
  * NUL, so that "fits" and "too long" are told apart by the length. */
@@ -249,6 +244,8 @@ const volatile __u32 bee_syscalls_allowed = 0;
 const volatile __u32 bee_fs_image_size = sizeof(struct bee_dfa_hdr);
 const volatile __u32 bee_exec_image_size = sizeof(struct bee_dfa_hdr);
 const volatile __u32 bee_pins_on = 0;
+/* each a constant of runtime/bee_names.h, under that name */
+BEE_CONSTS_DECLARED()
 
 #define BEE_AUDIT bee_audit_mode
 #define BEE_SYSCALLS_ALLOWED bee_syscalls_allowed
@@ -1124,6 +1121,9 @@ int bee_bind6(struct bpf_sock_addr *ctx)
 /* ---- global programs: the session's tasks only (bee_guard.bpf.h) ----------- */
 
 #include "bee_guard.bpf.h"
+
+/* every map of runtime/bee_names.h is declared above, under that name */
+BEE_MAPS_DECLARED()
 
 /* ---- tests only ------------------------------------------------------------ */
 

@@ -10,6 +10,7 @@
 
 #include "bee_audit.h"
 #include "bee_dfa.h"
+#include "bee_names.h"
 #include "bee_net.h"
 #include "bee_session.h"
 #include "hooks_object.h"
@@ -20,10 +21,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The hook object's permission bits and audit modes are the IR's. */
+/* The permission bits are part of the format (every automaton image
+ * carries them; runtime/bee_names.h), and the audit modes are the IR's. */
 _Static_assert(IR_PERM_READ == 0x1u && IR_PERM_WRITE == 0x2u && IR_PERM_EXEC == 0x4u &&
 		       IR_PERM_EXEC_PINNED == 0x8u && IR_PERM_DENIED == 0x10u,
-	       "bee_hooks.bpf.h BEE_PERM_* are ir.h's IR_PERM_*");
+	       "the permission bits of pack format 1");
 _Static_assert((int)IR_AUDIT_DENY == (int)BEE_AUDIT_MODE_DENY &&
 		       (int)IR_AUDIT_ALL == (int)BEE_AUDIT_MODE_ALL &&
 		       (int)IR_AUDIT_NONE == (int)BEE_AUDIT_MODE_NONE,
@@ -163,12 +165,12 @@ static void prog_add(struct codegen_result *r, size_t *cap, const char *name, co
 	pr->lsm = lsm;
 }
 
-static void map_add(struct codegen_result *r, size_t *cap, const char *name,
+static void map_add(struct codegen_result *r, size_t *cap, enum bee_map_id id,
 		    enum codegen_map_type type, uint32_t key, uint32_t value, uint32_t max,
 		    uint32_t flags, enum codegen_map_fill fill)
 {
 	struct codegen_map *m = VEC_PUSH(r->maps, r->nmaps, *cap);
-	*m = (struct codegen_map){ name, type, key, value, max, flags, fill };
+	*m = (struct codegen_map){ bee_map_name(id), type, key, value, max, flags, fill };
 }
 
 /* What bee_hooks.bpf.h defines, in its order, less what this policy leaves
@@ -178,68 +180,41 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 	size_t pcap = 0, mcap = 0;
 	uint32_t nv = (uint32_t)sizeof(struct bee_net_value);
 
-	prog_add(r, &pcap, "bee_file_open", "lsm_cgroup/file_open", true);
-	if (p->pins)
-		prog_add(r, &pcap, "bee_bprm_check", "lsm_cgroup/bprm_check_security", true);
-	prog_add(r, &pcap, "bee_mmap_file", "lsm_cgroup/mmap_file", true);
-	prog_add(r, &pcap, "bee_mprotect", "lsm_cgroup/file_mprotect", true);
-	prog_add(r, &pcap, "bee_socket", "lsm_cgroup/socket_create", true);
-	prog_add(r, &pcap, "bee_sock_create", "cgroup/sock_create", false);
-	prog_add(r, &pcap, "bee_listen", "lsm_cgroup/socket_listen", true);
-	prog_add(r, &pcap, "bee_unix_connect", "lsm_cgroup/unix_stream_connect", true);
-	prog_add(r, &pcap, "bee_unix_send", "lsm_cgroup/unix_may_send", true);
-	prog_add(r, &pcap, "bee_userns", "lsm_cgroup/userns_create", true);
-	prog_add(r, &pcap, "bee_ptrace", "lsm_cgroup/ptrace_access_check", true);
-	prog_add(r, &pcap, "bee_connect4", "cgroup/connect4", false);
-	prog_add(r, &pcap, "bee_connect6", "cgroup/connect6", false);
-	prog_add(r, &pcap, "bee_sendmsg4", "cgroup/sendmsg4", false);
-	prog_add(r, &pcap, "bee_sendmsg6", "cgroup/sendmsg6", false);
-	prog_add(r, &pcap, "bee_bind4", "cgroup/bind4", false);
-	prog_add(r, &pcap, "bee_bind6", "cgroup/bind6", false);
-	/* global BPF LSM programs (bee_guard.bpf.h): no lsm_cgroup slot */
-	prog_add(r, &pcap, "bee_path_chmod", "lsm/path_chmod", true);
-	prog_add(r, &pcap, "bee_path_chown", "lsm/path_chown", true);
-	prog_add(r, &pcap, "bee_path_truncate", "lsm/path_truncate", true);
-	prog_add(r, &pcap, "bee_inode_setattr", "lsm/inode_setattr", true);
-	prog_add(r, &pcap, "bee_inode_setxattr", "lsm/inode_setxattr", true);
-	prog_add(r, &pcap, "bee_inode_removexattr", "lsm/inode_removexattr", true);
-	prog_add(r, &pcap, "bee_inode_getattr", "lsm/inode_getattr", true);
-	prog_add(r, &pcap, "bee_inode_getxattr", "lsm/inode_getxattr", true);
-	prog_add(r, &pcap, "bee_inode_listxattr", "lsm/inode_listxattr", true);
-	prog_add(r, &pcap, "bee_path_notify", "lsm/path_notify", true);
-	prog_add(r, &pcap, "bee_file_receive", "lsm/file_receive", true);
-	prog_add(r, &pcap, "bee_task_kill", "lsm/task_kill", true);
-	prog_add(r, &pcap, "bee_bpf", "lsm/bpf", true);
-	if (p->test_programs)
-		prog_add(r, &pcap, "bee_test_walk", "syscall", false);
+	/* the programs of runtime/bee_names.h, less what this policy leaves out */
+	for (int i = 0; i < BEE_PROG__COUNT; i++) {
+		const struct bee_prog_name *pn = &bee_prog_names[i];
+		if ((pn->props & BEE_PROGF_PINS && !p->pins) || (pn->props & BEE_PROGF_TEST && !p->test_programs))
+			continue;
+		prog_add(r, &pcap, pn->name, pn->section, pn->props & BEE_PROGF_LSM);
+	}
 
-	map_add(r, &mcap, "bee_fs", CODEGEN_MAP_ARRAY, 4, p->fs_image, 1, F_RDONLY_PROG,
+	map_add(r, &mcap, BEE_MAP_FS, CODEGEN_MAP_ARRAY, 4, p->fs_image, 1, F_RDONLY_PROG,
 		CODEGEN_FILL_IMAGE_FS);
-	map_add(r, &mcap, "bee_exec", CODEGEN_MAP_ARRAY, 4, p->exec_image, 1, F_RDONLY_PROG,
+	map_add(r, &mcap, BEE_MAP_EXEC, CODEGEN_MAP_ARRAY, 4, p->exec_image, 1, F_RDONLY_PROG,
 		CODEGEN_FILL_IMAGE_EXEC);
-	map_add(r, &mcap, "bee_net4", CODEGEN_MAP_LPM_TRIE, sizeof(struct bee_net_key4), nv, p->net4,
+	map_add(r, &mcap, BEE_MAP_NET4, CODEGEN_MAP_LPM_TRIE, sizeof(struct bee_net_key4), nv, p->net4,
 		F_NO_PREALLOC | F_RDONLY_PROG, CODEGEN_FILL_IMAGE_NET4);
-	map_add(r, &mcap, "bee_net6", CODEGEN_MAP_LPM_TRIE, sizeof(struct bee_net_key6), nv, p->net6,
+	map_add(r, &mcap, BEE_MAP_NET6, CODEGEN_MAP_LPM_TRIE, sizeof(struct bee_net_key6), nv, p->net6,
 		F_NO_PREALLOC | F_RDONLY_PROG, CODEGEN_FILL_IMAGE_NET6);
-	map_add(r, &mcap, "bee_pins", CODEGEN_MAP_HASH, sizeof(struct bee_pin_key),
+	map_add(r, &mcap, BEE_MAP_PINS, CODEGEN_MAP_HASH, sizeof(struct bee_pin_key),
 		sizeof(struct bee_pin_value), p->pins ? p->pins : 1, F_RDONLY_PROG, CODEGEN_FILL_LOADER);
-	map_add(r, &mcap, "bee_state", CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_state), 1,
+	map_add(r, &mcap, BEE_MAP_STATE, CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_state), 1,
 		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
-	map_add(r, &mcap, "bee_inode", CODEGEN_MAP_INODE_STORAGE, 4, 8, 0, F_NO_PREALLOC,
+	map_add(r, &mcap, BEE_MAP_INODE, CODEGEN_MAP_INODE_STORAGE, 4, 8, 0, F_NO_PREALLOC,
 		CODEGEN_FILL_PROGRAM);
 	if (p->pins)
-		map_add(r, &mcap, "bee_task", CODEGEN_MAP_TASK_STORAGE, 4, 16, 0, F_NO_PREALLOC,
+		map_add(r, &mcap, BEE_MAP_TASK, CODEGEN_MAP_TASK_STORAGE, 4, 16, 0, F_NO_PREALLOC,
 			CODEGEN_FILL_PROGRAM);
-	map_add(r, &mcap, "bee_scratch", CODEGEN_MAP_PERCPU_ARRAY, 4, SCRATCH_SIZE, 1, 0,
+	map_add(r, &mcap, BEE_MAP_SCRATCH, CODEGEN_MAP_PERCPU_ARRAY, 4, SCRATCH_SIZE, 1, 0,
 		CODEGEN_FILL_PROGRAM);
-	map_add(r, &mcap, "bee_audit", CODEGEN_MAP_RINGBUF, 0, 0, p->ringbuf, 0, CODEGEN_FILL_AUDIT);
-	map_add(r, &mcap, "bee_lost", CODEGEN_MAP_PERCPU_ARRAY, 4, 8, 1, 0, CODEGEN_FILL_AUDIT);
-	map_add(r, &mcap, "bee_self_cg", CODEGEN_MAP_CGROUP_ARRAY, 4, 4, 1, 0, CODEGEN_FILL_LOADER);
-	map_add(r, &mcap, "bee_guard", CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_guard), 1,
+	map_add(r, &mcap, BEE_MAP_AUDIT, CODEGEN_MAP_RINGBUF, 0, 0, p->ringbuf, 0, CODEGEN_FILL_AUDIT);
+	map_add(r, &mcap, BEE_MAP_LOST, CODEGEN_MAP_PERCPU_ARRAY, 4, 8, 1, 0, CODEGEN_FILL_AUDIT);
+	map_add(r, &mcap, BEE_MAP_SELF_CG, CODEGEN_MAP_CGROUP_ARRAY, 4, 4, 1, 0, CODEGEN_FILL_LOADER);
+	map_add(r, &mcap, BEE_MAP_GUARD, CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_guard), 1,
 		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
-	map_add(r, &mcap, "bee_sb", CODEGEN_MAP_HASH, 4, sizeof(struct bee_sb_mount), BEE_SB_MAX,
+	map_add(r, &mcap, BEE_MAP_SB, CODEGEN_MAP_HASH, 4, sizeof(struct bee_sb_mount), BEE_SB_MAX,
 		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
-	map_add(r, &mcap, "bee_walk", CODEGEN_MAP_PERCPU_ARRAY, 4, 2 * BEE_PATH_MAX, 1, 0,
+	map_add(r, &mcap, BEE_MAP_WALK, CODEGEN_MAP_PERCPU_ARRAY, 4, 2 * BEE_PATH_MAX, 1, 0,
 		CODEGEN_FILL_PROGRAM);
 }
 
@@ -250,11 +225,11 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 static void codegen_consts(const struct codegen_params *p, struct codegen_result *r)
 {
 	const struct codegen_const c[] = {
-		{ "bee_audit_mode", (uint32_t)p->audit },
-		{ "bee_exec_image_size", p->exec_image },
-		{ "bee_fs_image_size", p->fs_image },
-		{ "bee_pins_on", p->pins ? 1u : 0u },
-		{ "bee_syscalls_allowed", p->syscalls },
+		{ bee_const_name(BEE_CONST_AUDIT_MODE), (uint32_t)p->audit },
+		{ bee_const_name(BEE_CONST_EXEC_IMAGE_SIZE), p->exec_image },
+		{ bee_const_name(BEE_CONST_FS_IMAGE_SIZE), p->fs_image },
+		{ bee_const_name(BEE_CONST_PINS_ON), p->pins ? 1u : 0u },
+		{ bee_const_name(BEE_CONST_SYSCALLS_ALLOWED), p->syscalls },
 	};
 	r->nconsts = sizeof(c) / sizeof(c[0]);
 	r->consts = xmalloc(sizeof(c));

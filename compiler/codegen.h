@@ -87,7 +87,7 @@ enum codegen_map_fill {
 const char *codegen_map_fill_name(enum codegen_map_fill f);
 
 struct codegen_map {
-	const char *name;             /* "bee_fs": the ELF's map name */
+	const char *name;             /* bee_map_name(): the ELF's map name */
 	enum codegen_map_type type;
 	uint32_t key_size;
 	uint32_t value_size;
@@ -97,7 +97,7 @@ struct codegen_map {
 };
 
 struct codegen_prog {
-	const char *name;             /* "bee_file_open": the ELF's program name */
+	const char *name;             /* bee_prog_name(): the ELF's program name */
 	const char *section;          /* "lsm_cgroup/file_open" */
 	const char *attach;           /* the hook or attach point: "file_open", "connect4" */
 	bool lsm;                     /* needs the BPF LSM (BPF_LSM_CGROUP) */
@@ -105,7 +105,7 @@ struct codegen_prog {
 
 /* One .rodata global of the object (a __u32), by its name. */
 struct codegen_const {
-	const char *name;             /* "bee_fs_image_size" */
+	const char *name;             /* bee_const_name(): a .rodata global */
 	uint32_t value;
 };
 

@@ -13,6 +13,7 @@
 #ifndef BEE_IR_H
 #define BEE_IR_H
 
+#include "bee_names.h"
 #include "bee_syscalls.h"
 #include "diag.h"
 #include "mem.h"
@@ -23,12 +24,9 @@
 
 #define IR_SCHEMA_VERSION 1
 
-/* Domains: each lowers to its own automaton or set. */
-#define IR_DOMAINS(X)          \
-	X(FS, "fs")            \
-	X(EXEC, "exec")        \
-	X(NET, "net")          \
-	X(ENV, "env")
+/* Domains: each lowers to its own automaton or set (the pack format's
+ * names: runtime/bee_names.h). */
+#define IR_DOMAINS(X) BEE_DOMAINS(X)
 
 enum ir_domain {
 #define X(name, str) IR_DOMAIN_##name,
@@ -37,17 +35,8 @@ enum ir_domain {
 	IR_DOMAIN_COUNT
 };
 
-/* Rule kinds: (name, domain, table key). */
-#define IR_RULE_KINDS(X)                          \
-	X(FS_READ, FS, "read")                    \
-	X(FS_WRITE, FS, "write")                  \
-	X(FS_DENY, FS, "deny")                    \
-	X(EXEC_ALLOW, EXEC, "allow")              \
-	X(NET_CONNECT, NET, "connect")            \
-	X(NET_BIND, NET, "bind")                  \
-	X(NET_DENY, NET, "deny")                  \
-	X(ENV_ALLOW, ENV, "allow")                \
-	X(ENV_SET, ENV, "set")
+/* Rule kinds: (name, domain, table key), as the manifest's rules name them. */
+#define IR_RULE_KINDS(X) BEE_RULE_KINDS(X)
 
 enum ir_rule_kind {
 #define X(name, dom, key) IR_RULE_##name,
@@ -55,6 +44,8 @@ enum ir_rule_kind {
 #undef X
 	IR_RULE_KIND_COUNT
 };
+_Static_assert((int)IR_RULE_KIND_COUNT == (int)BEE_RULE__COUNT && (int)IR_DOMAIN_COUNT == (int)BEE_DOMAIN__COUNT,
+	       "the IR's rule kinds are the manifest's");
 
 #define IR_AUDIT_MODES(X)   \
 	X(DENY, "deny")     \
@@ -72,21 +63,19 @@ const char *ir_rule_kind_key(enum ir_rule_kind k);     /* "read", "allow", ... *
 enum ir_domain ir_rule_kind_domain(enum ir_rule_kind k);
 const char *ir_audit_mode_name(enum ir_audit_mode m);
 
-/* Permission bits carried by automaton accept states. */
-#define IR_PERM_READ    (1u << 0)   /* fs: open for reading; env: pass through */
-#define IR_PERM_WRITE   (1u << 1)   /* fs: open for writing */
-#define IR_PERM_EXEC    (1u << 2)   /* exec: run the binary */
-/* exec: run the binary if it is the very file (device, inode) pinned when
- * the session started. An unpinned grant gives EXEC and EXEC_PINNED, a
- * pinned one EXEC_PINNED only, so a pin attenuates only to a pin. */
-#define IR_PERM_EXEC_PINNED (1u << 3)
-/* fs: an explicit [fs] deny matches the path. Not a permission but a mark
- * (dfa.h: marks): deny rules grant it and nothing takes it away, so the
- * state of a denied path carries it and the state of a path merely not
- * granted does not. The global hooks that hide metadata (stat, getxattr,
- * notification marks: bpf/bee_guard.bpf.h) refuse only paths that carry
- * it; permission checks, attenuation, diff, query and revoke ignore it. */
-#define IR_PERM_DENIED  (1u << 4)
+/* Permission bits carried by automaton accept states: the pack format's
+ * (runtime/bee_names.h says what each means), under the IR's names. */
+#define IR_PERM_READ BEE_PERM_READ
+#define IR_PERM_WRITE BEE_PERM_WRITE
+#define IR_PERM_EXEC BEE_PERM_EXEC
+#define IR_PERM_EXEC_PINNED BEE_PERM_EXEC_PINNED
+/* Not a permission but a mark (dfa.h: marks): deny rules grant it and
+ * nothing takes it away, so the state of a denied path carries it and the
+ * state of a path merely not granted does not. The global hooks that hide
+ * metadata (stat, getxattr, notification marks: bpf/bee_guard.bpf.h)
+ * refuse only paths that carry it; permission checks, attenuation, diff,
+ * query and revoke ignore it. */
+#define IR_PERM_DENIED BEE_PERM_DENIED
 
 enum ir_net_family { IR_NET_IPV4 = 4, IR_NET_IPV6 = 6 };
 enum ir_net_proto { IR_NET_TCP = 6, IR_NET_UDP = 17 };

@@ -3,8 +3,14 @@
 #include "libbeec.h"
 #include "mem.h"
 
+#include "attenuate.h"
+#include "bee_names.h"
+#include "image.h"
+#include "manifest.h"
+#include "netset.h"
 #include "pack.h"
 #include "pack_build.h"
+#include "query.h"
 #include "schema.h"
 
 #include <errno.h>
@@ -41,22 +47,27 @@ static int beec_policy__read_any_body(struct beec_policy *p, const char *path, c
 		diag_error(dc, LOC_NONE, "'%s': %s", path, msg);
 		return err;
 	}
+	struct bee_manifest m;
+	char why[600];
+	if ((err = bee_manifest_read(pack, &m, why, sizeof(why))) < 0) {
+		bee_pack__close(pack);
+		if (err == -ENOMEM)
+			mem_raise(__func__);
+		diag_error(dc, LOC_NONE, "'%s': pack: manifest: %s", path, why);
+		return err;
+	}
 	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_SOURCE, NULL);
-	const json_t *m = bee_pack__manifest(pack);
-	const json_t *defs = json_object_get(m, "defines");
-	const char *sname = json_string_value(json_object_get(m, "source_name"));
 	/* diagnostics name the pack and the policy inside it */
-	char *name = xasprintf("%s:%s", path, sname ? sname : "policy.toml");
+	char *name = xasprintf("%s:%s", path, m.source_name ? m.source_name : BEE_SEC_SOURCE);
 	struct source *src = source_new(name, s->data, s->size);
 	free(name);
 	/* the count is set only once the array is there, for beec_policy__fini */
-	size_t n = json_array_size(defs);
-	p->pack_defines = xcalloc(n + 1, sizeof(char *));
-	for (size_t i = 0; i < n; i++) {
-		const char *d = json_string_value(json_array_get(defs, i));
-		p->pack_defines[i] = xstrdup(d ? d : "");
+	p->pack_defines = xcalloc(m.ndefines + 1, sizeof(char *));
+	for (size_t i = 0; i < m.ndefines; i++) {
+		p->pack_defines[i] = xstrdup(m.defines[i]);
 		p->npack_defines = i + 1;
 	}
+	bee_manifest_fini(&m);
 	bee_pack__close(pack);
 	source_free(p->src);
 	p->src = src;
@@ -191,4 +202,146 @@ void beec_policy__fini(struct beec_policy *p)
 		toml_doc_free(p->doc);
 	source_free(p->src);
 	memset(p, 0, sizeof(*p));
+}
+
+/* ---- what the loader asks of a compiled policy -------------------------------------------- */
+
+/* The image section equals these bytes. */
+static bool image_same(const struct bee_pack *pack, const char *name, const void *bytes, size_t len)
+{
+	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, name);
+	return s && s->size == len && memcmp(s->data, bytes, len) == 0;
+}
+
+static bool net_same(const struct bee_pack *pack, const char *name, const void *keys, size_t ksz,
+		     const struct bee_net_value *vals, size_t n)
+{
+	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, name);
+	size_t w = ksz + sizeof(*vals);
+	if (!s || s->elem_count != n || s->elem_width != w)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *rec = (const uint8_t *)s->data + i * w;
+		if (memcmp(rec, (const uint8_t *)keys + i * ksz, ksz) != 0 ||
+		    memcmp(rec + ksz, &vals[i], sizeof(*vals)) != 0)
+			return false;
+	}
+	return true;
+}
+
+static int beec_policy__pack_differs_body(const struct beec_policy *p, const struct bee_pack *pack,
+					  const char **image)
+{
+	static const struct { enum ir_domain d; enum bee_map_id map; } dfas[] = {
+		{ IR_DOMAIN_FS, BEE_MAP_FS }, { IR_DOMAIN_EXEC, BEE_MAP_EXEC }, { IR_DOMAIN_ENV, BEE_MAP_ENV },
+	};
+	*image = NULL;
+	for (size_t i = 0; i < sizeof(dfas) / sizeof(dfas[0]); i++) {
+		size_t len;
+		struct bee_dfa_hdr *h = image_dfa_write(p->lw->dfa[dfas[i].d], &len);
+		if (!h)
+			return -ENOMEM;
+		const char *name = bee_map_name(dfas[i].map);
+		bool same = image_same(pack, name, h, len);
+		free(h);
+		if (!same) {
+			*image = name;
+			return 1;
+		}
+	}
+	struct netset_image ni;
+	if (netset_image_build(p->lw->net, &ni) < 0) {
+		netset_image_free(&ni);
+		return -ENOMEM;
+	}
+	const char *n4 = bee_map_name(BEE_MAP_NET4), *n6 = bee_map_name(BEE_MAP_NET6);
+	if (!net_same(pack, n4, ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4))
+		*image = n4;
+	else if (!net_same(pack, n6, ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6))
+		*image = n6;
+	netset_image_free(&ni);
+	return *image != NULL;
+}
+
+int beec_policy__pack_differs(const struct beec_policy *p, const struct bee_pack *pack, const char **image)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__pack_differs_body(p, pack, image));
+}
+
+static int beec_policy__lower_without_body(const struct beec_policy *p, const bool *exclude,
+					   struct diag_ctx *dc, struct lowered **lw)
+{
+	struct lower_opts lo = { .sz = sizeof(lo), .exclude = exclude };
+	int err = lower_policy(p->ir, &lo, dc, lw);
+	return err == -ENOMEM ? err : err < 0 ? -EINVAL : 0;
+}
+
+int beec_policy__lower_without(const struct beec_policy *p, const bool *exclude, struct diag_ctx *dc,
+			       struct lowered **lw)
+{
+	*lw = NULL;
+	return MEM_PROTECT(-ENOMEM, beec_policy__lower_without_body(p, exclude, dc, lw));
+}
+
+void beec_lowered__free(struct lowered *lw)
+{
+	lowered_free(lw);
+}
+
+static int beec_lowered__check_subset_body(const struct lowered *child, const struct lowered *parent,
+					   struct diag_ctx *dc)
+{
+	int wider = attenuate_check(child, parent, dc);
+	return wider < 0 ? wider : wider != 0;
+}
+
+int beec_lowered__check_subset(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc)
+{
+	return MEM_PROTECT(-ENOMEM, beec_lowered__check_subset_body(child, parent, dc));
+}
+
+int beec_query__check(const char *kind, const char *action, const char *resource, char *msg, size_t msglen)
+{
+	struct query q;
+	return MEM_PROTECT(-ENOMEM, query_parse(kind, action, resource, &q, msg, msglen) < 0 ? -EINVAL : 0);
+}
+
+static int beec_policy__query_body(const struct beec_policy *p, const char *kind, const char *action,
+				   const char *resource, struct beec_answer *a, FILE *explain, char *msg,
+				   size_t msglen)
+{
+	struct query q;
+	struct query_result r;
+	memset(a, 0, sizeof(*a));
+	if (query_parse(kind, action, resource, &q, msg, msglen) < 0)
+		return -EINVAL;
+	int err = query_run(p->lw, &q, &r);
+	if (err < 0)
+		return err == -ENOMEM ? err : -EDOM;
+	struct diag_ctx notes;
+	diag_init(&notes);
+	err = query_explain(p->lw, &q, &r, explain, &notes);
+	diag_print(&notes, explain);
+	diag_fini(&notes);
+	if (err < 0)
+		return -ENOMEM;
+	a->allow = r.allow;
+	a->too_long = r.too_long;
+	a->pinned = r.pinned;
+	a->injected = r.injected;
+	_Static_assert(sizeof(a->rules) == sizeof(r.rules), "beec_answer.rules is query_result's");
+	a->nrules = r.nrules < 16 ? r.nrules : 16;
+	memcpy(a->rules, r.rules, a->nrules * sizeof(a->rules[0]));
+	return 0;
+}
+
+int beec_policy__query(const struct beec_policy *p, const char *kind, const char *action, const char *resource,
+		       struct beec_answer *a, FILE *explain, char *msg, size_t msglen)
+{
+	return MEM_PROTECT(-ENOMEM, beec_policy__query_body(p, kind, action, resource, a, explain, msg, msglen));
+}
+
+void beec_mem__route_json(void)
+{
+	mem_json_route();
 }

@@ -16,18 +16,34 @@
  *
  * Ownership: a beec_policy owns its source, document and IR;
  * beec_policy__fini releases them.
+ *
+ * This is the one header through which bee-load (loader/) reaches the
+ * compiler: besides the pipeline it declares what the loader asks of a
+ * compiled policy (the pack's images given again, a query, a subset
+ * proof, the policy without some rules), and it includes the public
+ * module headers whose types those calls take: config.h (the
+ * configuration files of beec and bee-load), narrow.h (revoke's
+ * narrowing of live maps) and glob_prefix.h (the literal prefixes of a
+ * write glob). tools/check-names fails when loader/ includes any other.
  */
 #ifndef BEE_LIBBEEC_H
 #define BEE_LIBBEEC_H
 
-#include "diag.h"
-#include "ir.h"
 #include "beec_limits.h"
+#include "config.h"
+#include "diag.h"
+#include "glob_prefix.h"
+#include "ir.h"
 #include "lower.h"
+#include "narrow.h"
 #include "toml.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+struct bee_pack;
 
 #define BEEC_VERSION "0.1.0"
 
@@ -91,5 +107,46 @@ int beec_policy__pack(struct beec_policy *p, const struct beec_opts *opts, struc
 char *beec_policy__parent_path(const struct beec_policy *p);
 
 void beec_policy__fini(struct beec_policy *p);
+
+/* ---- what the loader asks of a compiled policy -------------------------------------------- */
+
+/* The lowered policy p leaves every image of pack as it is: 0 when it
+ * gives each automaton and LPM image byte for byte, 1 when it does not
+ * (*image names the first map image that differs), -ENOMEM. */
+int beec_policy__pack_differs(const struct beec_policy *p, const struct bee_pack *pack, const char **image);
+
+/* p (built) lowered again without the rules exclude marks (an array of
+ * p->ir->nrules flags) into *lw, which borrows p's IR; free it with
+ * beec_lowered__free. 0, -ENOMEM, or -EINVAL with diagnostics queued. */
+int beec_policy__lower_without(const struct beec_policy *p, const bool *exclude, struct diag_ctx *dc,
+			       struct lowered **lw);
+void beec_lowered__free(struct lowered *lw);
+
+/* Whether child grants only what parent grants (attenuate.h): 0 when it
+ * is a subset, 1 when it widens (one error queued per domain that
+ * widens, at the child rule responsible), -ENOMEM. */
+int beec_lowered__check_subset(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc);
+
+/* A query as `beec query KIND ACTION RESOURCE` takes it. */
+struct beec_answer {
+	bool allow;
+	bool too_long;              /* a path over the kernel's bound: denied */
+	bool pinned;                /* allowed only as the pinned file */
+	bool injected;              /* env: the policy sets it */
+	unsigned rules[16];         /* the rules that decided, ascending */
+	size_t nrules;
+};
+/* 0 when the query is well formed; otherwise -EINVAL and why in msg. */
+int beec_query__check(const char *kind, const char *action, const char *resource, char *msg, size_t msglen);
+/* Answers the query from p's automata and network sets as beec query
+ * does, and writes its explanation (the verdict, then a note with the
+ * source line of each rule that decided) to explain. 0; -EINVAL with msg
+ * when the query is malformed; -EDOM when p cannot answer it; -ENOMEM. */
+int beec_policy__query(const struct beec_policy *p, const char *kind, const char *action, const char *resource,
+		       struct beec_answer *a, FILE *explain, char *msg, size_t msglen);
+
+/* Makes jansson allocate through the compiler's funnel (mem.h): for a
+ * program's main, never called by the library itself. */
+void beec_mem__route_json(void);
 
 #endif

@@ -2,6 +2,7 @@
 /* netset.c: [net] rules -> LPM entries, their dump and image, and the
  * attenuation check between two sets. See netset.h for the semantics. */
 #include "netset.h"
+#include "bee_names.h"
 #include "mem.h"
 
 #include "netaddr.h"
@@ -546,7 +547,7 @@ int netset_build(const struct ir_rule *rules, size_t nrules, const struct netset
 		if (b.nents > lim.max_entries && b.rc == 0)
 			b.rc = diag_error(dc, LOC_NONE,
 					  "net rules need %zu entries in map '%s', more than the limit of %u",
-					  b.nents, families[fi] == IR_NET_IPV4 ? "bee_net4" : "bee_net6",
+					  b.nents, bee_map_name(families[fi] == IR_NET_IPV4 ? BEE_MAP_NET4 : BEE_MAP_NET6),
 					  lim.max_entries);
 		size_t cap = set->nentries;
 		mem_grow((void **)&set->entries, &cap, set->nentries + b.nents, sizeof(*set->entries));
@@ -668,8 +669,8 @@ static void netset_dump_body(const struct netset *set, FILE *out)
 	dump_widths(set, &aw, &pw);
 	fprintf(out, "# bee net (schema %d)\n", IR_SCHEMA_VERSION);
 	fputs("# an address's longest matching entry decides; no match denies\n", out);
-	dump_map(set, 0, set->n4, "bee_net4", aw, pw, out);
-	dump_map(set, set->n4, set->nentries, "bee_net6", aw, pw, out);
+	dump_map(set, 0, set->n4, bee_map_name(BEE_MAP_NET4), aw, pw, out);
+	dump_map(set, set->n4, set->nentries, bee_map_name(BEE_MAP_NET6), aw, pw, out);
 }
 
 int netset_dump(const struct netset *set, FILE *out)

@@ -2,6 +2,7 @@
 /* pack_build.c: manifest, images, ELF and source into one .bpfpack. */
 #include "pack_build.h"
 #include "mem.h"
+#include "bee_names.h"
 #include "image.h"
 #include "landlock.h"
 #include "libbeec.h"
@@ -54,22 +55,22 @@ static json_t *manifest_rules(const struct ir_policy *ir)
 		if (r->loc.src)
 			loc_linecol(r->loc, &line, &col);
 		json_t *o = jx(json_object());
-		jx_set(o, "index", json_integer(r->index));
-		jx_set(o, "domain", json_string(ir_domain_name(ir_rule_kind_domain(r->kind))));
-		jx_set(o, "kind", json_string(ir_rule_kind_key(r->kind)));
+		jx_set(o, BEE_MF_RULE_INDEX, json_integer(r->index));
+		jx_set(o, BEE_MF_RULE_DOMAIN, json_string(ir_domain_name(ir_rule_kind_domain(r->kind))));
+		jx_set(o, BEE_MF_RULE_KIND, json_string(ir_rule_kind_key(r->kind)));
 		if (r->kind == IR_RULE_NET_CONNECT || r->kind == IR_RULE_NET_BIND || r->kind == IR_RULE_NET_DENY) {
 			char buf[IR_NET_STRLEN];
 			ir_net_format(&r->net, buf);
-			jx_set(o, "text", json_string(buf));
+			jx_set(o, BEE_MF_RULE_TEXT, json_string(buf));
 		} else {
-			jx_set(o, "text", json_string(r->text));
+			jx_set(o, BEE_MF_RULE_TEXT, json_string(r->text));
 		}
 		if (r->kind == IR_RULE_EXEC_ALLOW && r->exec.pinned)
-			jx_set(o, "pinned", json_true());
+			jx_set(o, BEE_MF_RULE_PINNED, json_true());
 		if (r->kind == IR_RULE_ENV_SET)
-			jx_set(o, "value", json_string(r->env_set.value));
-		jx_set(o, "line", json_integer(line));
-		jx_set(o, "column", json_integer(col));
+			jx_set(o, BEE_MF_RULE_VALUE, json_string(r->env_set.value));
+		jx_set(o, BEE_MF_RULE_LINE, json_integer(line));
+		jx_set(o, BEE_MF_RULE_COLUMN, json_integer(col));
 		jx_push(rules, o);
 	}
 	return rules;
@@ -80,29 +81,29 @@ static json_t *manifest_landlock(const struct lowered *lw)
 	struct landlock_plan plan;
 	landlock_plan_build(lw, &plan);
 	json_t *o = jx(json_object());
-	jx_set(o, "expressible", json_boolean(plan.expressible));
+	jx_set(o, BEE_MF_LL_EXPRESSIBLE, json_boolean(plan.expressible));
 	if (!plan.expressible) {
-		jx_set(o, "reason", json_string(plan.reason));
+		jx_set(o, BEE_MF_LL_REASON, json_string(plan.reason));
 		if (plan.culprit)
-			jx_set(o, "rule", json_integer(plan.culprit->index));
+			jx_set(o, BEE_MF_LL_RULE, json_integer(plan.culprit->index));
 	} else {
 		json_t *rules = jx(json_array());
 		for (size_t i = 0; i < plan.n; i++) {
 			json_t *r = jx(json_object());
-			jx_set(r, "path", json_string(plan.rules[i].path));
-			jx_set(r, "beneath", json_boolean(plan.rules[i].beneath));
+			jx_set(r, BEE_MF_LL_PATH, json_string(plan.rules[i].path));
+			jx_set(r, BEE_MF_LL_BENEATH, json_boolean(plan.rules[i].beneath));
 			json_t *acc = jx(json_array());
 			if (plan.rules[i].perms & IR_PERM_READ)
-				jx_push(acc, json_string("read"));
+				jx_push(acc, json_string(BEE_MF_LL_READ));
 			if (plan.rules[i].perms & IR_PERM_WRITE)
-				jx_push(acc, json_string("write"));
+				jx_push(acc, json_string(BEE_MF_LL_WRITE));
 			if (plan.rules[i].perms & IR_PERM_EXEC)
-				jx_push(acc, json_string("execute"));
-			jx_set(r, "access", acc);
-			jx_set(r, "rule", json_integer(plan.rules[i].rule));
+				jx_push(acc, json_string(BEE_MF_LL_EXECUTE));
+			jx_set(r, BEE_MF_LL_ACCESS, acc);
+			jx_set(r, BEE_MF_LL_RULE, json_integer(plan.rules[i].rule));
 			jx_push(rules, r);
 		}
-		jx_set(o, "rules", rules);
+		jx_set(o, BEE_MF_RULES, rules);
 	}
 	landlock_plan_fini(&plan);
 	return o;
@@ -113,10 +114,10 @@ static json_t *manifest_automaton(const struct dfa *d, size_t image_len)
 	struct dfa_stats st;
 	dfa_stats_get(d, &st);
 	json_t *o = jx(json_object());
-	jx_set(o, "states", json_integer(st.states));
-	jx_set(o, "classes", json_integer(st.classes));
-	jx_set(o, "transitions", json_integer(st.transitions));
-	jx_set(o, "image_bytes", json_integer((json_int_t)image_len));
+	jx_set(o, BEE_MF_DFA_STATES, json_integer(st.states));
+	jx_set(o, BEE_MF_DFA_CLASSES, json_integer(st.classes));
+	jx_set(o, BEE_MF_DFA_TRANSITIONS, json_integer(st.transitions));
+	jx_set(o, BEE_MF_DFA_IMAGE_BYTES, json_integer((json_int_t)image_len));
 	return o;
 }
 
@@ -125,13 +126,13 @@ static const char *fill_section(enum codegen_map_fill f)
 {
 	switch (f) {
 	case CODEGEN_FILL_IMAGE_FS:
-		return "bee_fs";
+		return bee_map_name(BEE_MAP_FS);
 	case CODEGEN_FILL_IMAGE_EXEC:
-		return "bee_exec";
+		return bee_map_name(BEE_MAP_EXEC);
 	case CODEGEN_FILL_IMAGE_NET4:
-		return "bee_net4";
+		return bee_map_name(BEE_MAP_NET4);
 	case CODEGEN_FILL_IMAGE_NET6:
-		return "bee_net6";
+		return bee_map_name(BEE_MAP_NET6);
 	case CODEGEN_FILL_LOADER:
 	case CODEGEN_FILL_PROGRAM:
 	case CODEGEN_FILL_AUDIT:
@@ -174,11 +175,11 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	struct pack_writer w;
 	pack_writer_init(&w);
 	json_t *m = jx(json_object());
-	jx_set(m, "format", json_string("bee-pack-manifest"));
-	jx_set(m, "schema", json_integer(IR_SCHEMA_VERSION));
-	jx_set(m, "name", json_string(lw->ir->name));
-	jx_set(m, "parent", lw->ir->parent ? json_string(lw->ir->parent) : json_null());
-	jx_set(m, "audit", json_string(ir_audit_mode_name(lw->ir->audit)));
+	jx_set(m, BEE_MF_FORMAT, json_string(BEE_MF_FORMAT_VALUE));
+	jx_set(m, BEE_MF_SCHEMA, json_integer(IR_SCHEMA_VERSION));
+	jx_set(m, BEE_MF_NAME, json_string(lw->ir->name));
+	jx_set(m, BEE_MF_PARENT, lw->ir->parent ? json_string(lw->ir->parent) : json_null());
+	jx_set(m, BEE_MF_AUDIT, json_string(ir_audit_mode_name(lw->ir->audit)));
 	/* the system call groups allowed, in table order; absent when none, so
 	 * that packs of policies without [syscalls] keep their bytes */
 	if (lw->ir->syscalls) {
@@ -186,52 +187,52 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 		for (unsigned g = 0; g < BEE_SYSCALLS_COUNT; g++)
 			if (lw->ir->syscalls & (1u << g))
 				jx_push(sys, json_string(bee_syscall_groups[g].name));
-		jx_set(m, "syscalls", sys);
+		jx_set(m, BEE_MF_SYSCALLS, sys);
 	}
-	jx_set(m, "source", json_string("policy.toml"));
+	jx_set(m, BEE_MF_SOURCE, json_string(BEE_SEC_SOURCE));
 	/* the base name only: how the path was spelt must not change the bytes */
 	const char *base = strrchr(src->name, '/');
-	jx_set(m, "source_name", json_string(base ? base + 1 : src->name));
-	jx_set(m, "defines", manifest_defines(o));
+	jx_set(m, BEE_MF_SOURCE_NAME, json_string(base ? base + 1 : src->name));
+	jx_set(m, BEE_MF_DEFINES, manifest_defines(o));
 
 	/* beec's version alone: the BPF object is the one this beec embeds */
 	json_t *compiler = jx(json_object());
-	jx_set(compiler, "beec", json_string(BEEC_VERSION));
-	jx_set(m, "compiler", compiler);
+	jx_set(compiler, BEE_MF_COMPILER_BEEC, json_string(BEEC_VERSION));
+	jx_set(m, BEE_MF_COMPILER, compiler);
 
 	json_t *hooks = jx(json_array());
 	for (size_t i = 0; i < cg.nprogs; i++) {
 		json_t *h = jx(json_object());
-		jx_set(h, "program", json_string(cg.progs[i].name));
-		jx_set(h, "section", json_string(cg.progs[i].section));
-		jx_set(h, "attach", json_string(cg.progs[i].attach));
-		jx_set(h, "lsm", json_boolean(cg.progs[i].lsm));
+		jx_set(h, BEE_MF_HOOK_PROGRAM, json_string(cg.progs[i].name));
+		jx_set(h, BEE_MF_HOOK_SECTION, json_string(cg.progs[i].section));
+		jx_set(h, BEE_MF_HOOK_ATTACH, json_string(cg.progs[i].attach));
+		jx_set(h, BEE_MF_HOOK_LSM, json_boolean(cg.progs[i].lsm));
 		jx_push(hooks, h);
 	}
-	jx_set(m, "hooks", hooks);
+	jx_set(m, BEE_MF_HOOKS, hooks);
 
 	json_t *maps = jx(json_array());
 	for (size_t i = 0; i < cg.nmaps; i++) {
 		const struct codegen_map *cm = &cg.maps[i];
 		json_t *mo = jx(json_object());
-		jx_set(mo, "name", json_string(cm->name));
-		jx_set(mo, "type", json_string(codegen_map_type_name(cm->type)));
-		jx_set(mo, "key_size", json_integer(cm->key_size));
-		jx_set(mo, "value_size", json_integer(cm->value_size));
-		jx_set(mo, "max_entries", json_integer(cm->max_entries));
-		jx_set(mo, "flags", json_integer(cm->flags));
-		jx_set(mo, "fill", json_string(codegen_map_fill_name(cm->fill)));
+		jx_set(mo, BEE_MF_NAME, json_string(cm->name));
+		jx_set(mo, BEE_MF_MAP_TYPE, json_string(codegen_map_type_name(cm->type)));
+		jx_set(mo, BEE_MF_MAP_KEY_SIZE, json_integer(cm->key_size));
+		jx_set(mo, BEE_MF_MAP_VALUE_SIZE, json_integer(cm->value_size));
+		jx_set(mo, BEE_MF_MAP_MAX_ENTRIES, json_integer(cm->max_entries));
+		jx_set(mo, BEE_MF_MAP_FLAGS, json_integer(cm->flags));
+		jx_set(mo, BEE_MF_MAP_FILL, json_string(codegen_map_fill_name(cm->fill)));
 		const char *sec = fill_section(cm->fill);
-		jx_set(mo, "image", sec ? json_string(sec) : json_null());
+		jx_set(mo, BEE_MF_MAP_IMAGE, sec ? json_string(sec) : json_null());
 		jx_push(maps, mo);
 	}
-	jx_set(m, "maps", maps);
+	jx_set(m, BEE_MF_MAPS, maps);
 
 	/* the object's .rodata globals the loader sets, by name */
 	json_t *consts = jx(json_object());
 	for (size_t i = 0; i < cg.nconsts; i++)
 		jx_set(consts, cg.consts[i].name, json_integer(cg.consts[i].value));
-	jx_set(m, "constants", consts);
+	jx_set(m, BEE_MF_CONSTANTS, consts);
 
 	/* images */
 	size_t fs_len, exec_len, env_len;
@@ -247,10 +248,10 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	uint8_t *n6 = net_records(ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6, &n6_len);
 
 	json_t *automata = jx(json_object());
-	jx_set(automata, "fs", manifest_automaton(lw->dfa[IR_DOMAIN_FS], fs_len));
-	jx_set(automata, "exec", manifest_automaton(lw->dfa[IR_DOMAIN_EXEC], exec_len));
-	jx_set(automata, "env", manifest_automaton(lw->dfa[IR_DOMAIN_ENV], env_len));
-	jx_set(m, "automata", automata);
+	jx_set(automata, BEE_MF_AUTOMATON_FS, manifest_automaton(lw->dfa[IR_DOMAIN_FS], fs_len));
+	jx_set(automata, BEE_MF_AUTOMATON_EXEC, manifest_automaton(lw->dfa[IR_DOMAIN_EXEC], exec_len));
+	jx_set(automata, BEE_MF_AUTOMATON_ENV, manifest_automaton(lw->dfa[IR_DOMAIN_ENV], env_len));
+	jx_set(m, BEE_MF_AUTOMATA, automata);
 
 	/* which rules decided each network entry, for the audit log and revoke */
 	json_t *netprov = jx(json_array());
@@ -261,9 +262,9 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 			jx_push(r, json_integer(lw->net->rules[e->rules[j]].index));
 		jx_push(netprov, r);
 	}
-	jx_set(m, "net_provenance", netprov);
-	jx_set(m, "rules", manifest_rules(lw->ir));
-	jx_set(m, "landlock", manifest_landlock(lw));
+	jx_set(m, BEE_MF_NET_PROVENANCE, netprov);
+	jx_set(m, BEE_MF_RULES, manifest_rules(lw->ir));
+	jx_set(m, BEE_MF_LANDLOCK, manifest_landlock(lw));
 
 	char *mtext = jx_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(m);
@@ -271,14 +272,14 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	err = 0;
 	size_t rec4 = sizeof(*ni.keys4) + sizeof(struct bee_net_value);
 	size_t rec6 = sizeof(*ni.keys6) + sizeof(struct bee_net_value);
-	if (writer_add(&w, BEE_PACK_MANIFEST, "manifest", 1, strlen(mtext), mtext, strlen(mtext), dc) < 0 ||
-	    writer_add(&w, BEE_PACK_SOURCE, "policy.toml", 1, src->len, src->text, src->len, dc) < 0 ||
-	    writer_add(&w, BEE_PACK_ELF, "bpf", 1, cg.elf_len, cg.elf, cg.elf_len, dc) < 0 ||
-	    writer_add(&w, BEE_PACK_MAP_IMAGE, "bee_fs", (uint32_t)fs_len, 1, fs, fs_len, dc) < 0 ||
-	    writer_add(&w, BEE_PACK_MAP_IMAGE, "bee_exec", (uint32_t)exec_len, 1, ex, exec_len, dc) < 0 ||
-	    writer_add(&w, BEE_PACK_MAP_IMAGE, "bee_env", (uint32_t)env_len, 1, env, env_len, dc) < 0 ||
-	    writer_add(&w, BEE_PACK_MAP_IMAGE, "bee_net4", (uint32_t)rec4, ni.n4, n4, n4_len, dc) < 0 ||
-	    writer_add(&w, BEE_PACK_MAP_IMAGE, "bee_net6", (uint32_t)rec6, ni.n6, n6, n6_len, dc) < 0) {
+	if (writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, strlen(mtext), mtext, strlen(mtext), dc) < 0 ||
+	    writer_add(&w, BEE_PACK_SOURCE, BEE_SEC_SOURCE, 1, src->len, src->text, src->len, dc) < 0 ||
+	    writer_add(&w, BEE_PACK_ELF, BEE_SEC_ELF, 1, cg.elf_len, cg.elf, cg.elf_len, dc) < 0 ||
+	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_FS), (uint32_t)fs_len, 1, fs, fs_len, dc) < 0 ||
+	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_EXEC), (uint32_t)exec_len, 1, ex, exec_len, dc) < 0 ||
+	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_ENV), (uint32_t)env_len, 1, env, env_len, dc) < 0 ||
+	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_NET4), (uint32_t)rec4, ni.n4, n4, n4_len, dc) < 0 ||
+	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_NET6), (uint32_t)rec6, ni.n6, n6, n6_len, dc) < 0) {
 		err = -EINVAL;
 	} else if ((err = pack_writer_finish(&w, buf, len)) < 0) {
 		diag_error(dc, LOC_NONE, "%s", pack_writer_error(&w));

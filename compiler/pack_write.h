@@ -3,7 +3,7 @@
  *
  *   struct pack_writer w;
  *   pack_writer_init(&w);
- *   pack_writer_add(&w, BEE_PACK_MANIFEST, "manifest", 1, len, json, len);
+ *   pack_writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, len, json, len);
  *   ...
  *   if (pack_writer_finish(&w, &buf, &len) < 0)
  *           report(pack_writer_error(&w));

@@ -2,62 +2,51 @@
 /* show.c: beec show, from the pack's sections. */
 #include "show.h"
 #include "mem.h"
+#include "bee_audit.h"
 #include "bee_dfa.h"
+#include "bee_names.h"
 #include "bee_net.h"
 #include "bee_syscalls.h"
 #include "netaddr.h"
+#include "manifest.h"
 #include "pack.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <string.h>
 
-static const char *jstr(const json_t *o, const char *key)
+static void show_rules(const struct bee_manifest *m, FILE *out)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-	return s ? s : "";
-}
-
-static long long jint(const json_t *o, const char *key)
-{
-	return json_integer_value(json_object_get(o, key));
-}
-
-static void show_rules(const json_t *m, FILE *out)
-{
-	const json_t *rules = json_object_get(m, "rules");
-	fprintf(out, "\nrules %zu\n", json_array_size(rules));
-	size_t i;
-	const json_t *r;
-	json_array_foreach(rules, i, r) {
+	fprintf(out, "\nrules %zu\n", m->nrules);
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
 		char kind[32], text[4200];
-		snprintf(kind, sizeof(kind), "%s.%s", jstr(r, "domain"), jstr(r, "kind"));
-		if (json_object_get(r, "value"))
-			snprintf(text, sizeof(text), "%s=\"%s\"", jstr(r, "text"), jstr(r, "value"));
+		snprintf(kind, sizeof(kind), "%s.%s", r->domain, r->kind);
+		if (r->value)
+			snprintf(text, sizeof(text), "%s=\"%s\"", r->text, r->value);
 		else
-			snprintf(text, sizeof(text), "%s%s", json_is_true(json_object_get(r, "pinned")) ? "!" : "",
-				 jstr(r, "text"));
-		fprintf(out, "  %3lld  %-12s %-48s @ %lld:%lld\n", jint(r, "index"), kind, text,
-			jint(r, "line"), jint(r, "column"));
+			snprintf(text, sizeof(text), "%s%s", r->pinned ? "!" : "", r->text);
+		fprintf(out, "  %3u  %-12s %-48s @ %u:%u\n", r->index, kind, text, r->line, r->column);
 	}
 }
 
-static void show_automata(const struct bee_pack *pack, const json_t *m, FILE *out)
+static void show_automata(const struct bee_pack *pack, const struct bee_manifest *m, FILE *out)
 {
-	static const char *const names[] = { "fs", "exec", "env" };
-	const json_t *automata = json_object_get(m, "automata");
+	static const enum bee_map_id maps[BEE_MF_NAUTOMATA] = {
+#define SHOW_AUTOMATON_MAP(id, key, map) map,
+		BEE_AUTOMATA(SHOW_AUTOMATON_MAP)
+#undef SHOW_AUTOMATON_MAP
+	};
 	fprintf(out, "\nautomata\n");
-	for (size_t i = 0; i < 3; i++) {
-		char sec[32];
-		snprintf(sec, sizeof(sec), "bee_%s", names[i]);
-		const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, sec);
-		const json_t *a = json_object_get(automata, names[i]);
+	for (size_t i = 0; i < BEE_MF_NAUTOMATA; i++) {
+		const struct bee_mf_automaton *a = &m->automata[i];
+		const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(maps[i]));
 		const char *check = "missing";
 		if (s)
 			check = bee_dfa_image_check(s->data, s->size) == 0 ? "checked" : "BAD IMAGE";
-		fprintf(out, "  %-5s %5lld states %4lld classes %7lld transitions  image %lld bytes (%s)\n",
-			names[i], jint(a, "states"), jint(a, "classes"), jint(a, "transitions"),
-			jint(a, "image_bytes"), check);
+		fprintf(out, "  %-5s %5llu states %4llu classes %7llu transitions  image %llu bytes (%s)\n", a->key,
+			(unsigned long long)a->states, (unsigned long long)a->classes,
+			(unsigned long long)a->transitions, (unsigned long long)a->image_bytes, check);
 	}
 }
 
@@ -82,7 +71,7 @@ static void show_net_entry(int family, const struct bee_net_key4 *k4, const stru
 	snprintf(addrp, sizeof(addrp), family == 4 ? "%s/%u" : "[%s]/%u", text, prefix);
 	fprintf(out, "  %-7s %-3s  %-26s %-20s rules", dir == BEE_NET_BIND ? "bind" : "connect",
 		proto == BEE_NET_PROTO_UDP ? "udp" : "tcp", addrp, v->nranges ? ports : "none");
-	const json_t *rules = json_array_get(json_object_get(prov, "p"), v->prov);
+	const json_t *rules = json_array_get(prov, v->prov);
 	size_t i;
 	const json_t *r;
 	json_array_foreach(rules, i, r)
@@ -90,14 +79,10 @@ static void show_net_entry(int family, const struct bee_net_key4 *k4, const stru
 	fputc('\n', out);
 }
 
-static void show_net(const struct bee_pack *pack, const json_t *m, FILE *out)
+static void show_net(const struct bee_pack *pack, const struct bee_manifest *m, FILE *out)
 {
-	json_t *prov = json_object();
-	if (!prov)
-		mem_raise(__func__);   /* jansson's allocation failed: unwind to show_pack */
-	json_object_set(prov, "p", json_object_get(m, "net_provenance"));
-	const struct bee_pack_section_info *s4 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, "bee_net4");
-	const struct bee_pack_section_info *s6 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, "bee_net6");
+	const struct bee_pack_section_info *s4 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_NET4));
+	const struct bee_pack_section_info *s6 = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_NET6));
 	size_t n4 = s4 ? s4->elem_count : 0, n6 = s6 ? s6->elem_count : 0;
 	fprintf(out, "\nnet %zu entries (an address's longest match decides; no match denies)\n", n4 + n6);
 	for (size_t i = 0; i < n4; i++) {
@@ -106,7 +91,7 @@ static void show_net(const struct bee_pack *pack, const json_t *m, FILE *out)
 		struct bee_net_value v;
 		memcpy(&k, rec, sizeof(k));
 		memcpy(&v, rec + sizeof(k), sizeof(v));
-		show_net_entry(4, &k, NULL, &v, prov, out);
+		show_net_entry(4, &k, NULL, &v, m->net_prov, out);
 	}
 	for (size_t i = 0; i < n6; i++) {
 		const uint8_t *rec = (const uint8_t *)s6->data + i * s6->elem_width;
@@ -114,104 +99,101 @@ static void show_net(const struct bee_pack *pack, const json_t *m, FILE *out)
 		struct bee_net_value v;
 		memcpy(&k, rec, sizeof(k));
 		memcpy(&v, rec + sizeof(k), sizeof(v));
-		show_net_entry(6, NULL, &k, &v, prov, out);
+		show_net_entry(6, NULL, &k, &v, m->net_prov, out);
 	}
-	json_decref(prov);
 }
 
-static void show_syscalls(const json_t *m, FILE *out)
+static void show_syscalls(const struct bee_manifest *m, FILE *out)
 {
-	const json_t *sys = json_object_get(m, "syscalls");
-	size_t n = json_array_size(sys);
+	unsigned n = (unsigned)__builtin_popcount(m->syscalls_allowed);
 	if (!n) {
 		fprintf(out, "\nsyscalls allowed none (every group of bee-policy(5) is refused)\n");
 		return;
 	}
-	fprintf(out, "\nsyscalls allowed %zu (the other groups of bee-policy(5) are refused)\n", n);
-	size_t i;
-	const json_t *g;
-	json_array_foreach(sys, i, g) {
-		const char *name = json_string_value(g), *doc = "unknown to this beec";
-		for (unsigned k = 0; name && k < BEE_SYSCALLS_COUNT; k++)
-			if (strcmp(name, bee_syscall_groups[k].name) == 0)
-				doc = bee_syscall_groups[k].doc;
-		fprintf(out, "  %-16s %s\n", name ? name : "?", doc);
+	fprintf(out, "\nsyscalls allowed %u (the other groups of bee-policy(5) are refused)\n", n);
+	for (unsigned g = 0; g < BEE_SYSCALLS_COUNT; g++)
+		if (m->syscalls_allowed & (1u << g))
+			fprintf(out, "  %-16s %s\n", bee_syscall_groups[g].name, bee_syscall_groups[g].doc);
+}
+
+static void show_hooks_maps(const struct bee_manifest *m, FILE *out)
+{
+	fprintf(out, "\nhooks %zu\n", m->nhooks);
+	for (size_t i = 0; i < m->nhooks; i++)
+		fprintf(out, "  %-32s %-24s %s\n", m->hooks[i].section, m->hooks[i].program,
+			m->hooks[i].lsm ? "needs BPF LSM" : "cgroup");
+	fprintf(out, "\nmaps %zu\n", m->nmaps);
+	for (size_t i = 0; i < m->nmaps; i++) {
+		const struct bee_mf_map *p = &m->maps[i];
+		fprintf(out, "  %-12s %-14s key %3u  value %8u  entries %6u  %s\n", p->name, p->type, p->key_size,
+			p->value_size, p->max_entries, p->fill);
 	}
 }
 
-static void show_hooks_maps(const json_t *m, FILE *out)
+static void show_landlock(const struct bee_manifest *m, FILE *out)
 {
-	size_t i;
-	const json_t *h;
-	const json_t *hooks = json_object_get(m, "hooks");
-	fprintf(out, "\nhooks %zu\n", json_array_size(hooks));
-	json_array_foreach(hooks, i, h)
-		fprintf(out, "  %-32s %-24s %s\n", jstr(h, "section"), jstr(h, "program"),
-			json_is_true(json_object_get(h, "lsm")) ? "needs BPF LSM" : "cgroup");
-	const json_t *maps = json_object_get(m, "maps");
-	fprintf(out, "\nmaps %zu\n", json_array_size(maps));
-	json_array_foreach(maps, i, h) {
-		char fill[64];
-		snprintf(fill, sizeof(fill), "%s", jstr(h, "fill"));
-		fprintf(out, "  %-12s %-14s key %3lld  value %8lld  entries %6lld  %s\n", jstr(h, "name"),
-			jstr(h, "type"), jint(h, "key_size"), jint(h, "value_size"), jint(h, "max_entries"), fill);
+	if (!m->ll_expressible) {
+		fprintf(out, "\nlandlock: not expressible (rule %ld): %s\n", m->ll_rule < 0 ? 0 : m->ll_rule,
+			m->ll_reason);
+		return;
+	}
+	fprintf(out, "\nlandlock: expressible, %zu rules\n", m->nll);
+	for (size_t i = 0; i < m->nll; i++) {
+		const struct bee_mf_ll_rule *r = &m->ll_rules[i];
+		char acc[64];
+		snprintf(acc, sizeof(acc), "%s%s%s%s%s", r->perms & BEE_PERM_READ ? BEE_MF_LL_READ : "",
+			 r->perms & BEE_PERM_READ && r->perms & (BEE_PERM_WRITE | BEE_PERM_EXEC) ? "," : "",
+			 r->perms & BEE_PERM_WRITE ? BEE_MF_LL_WRITE : "",
+			 r->perms & BEE_PERM_WRITE && r->perms & BEE_PERM_EXEC ? "," : "",
+			 r->perms & BEE_PERM_EXEC ? BEE_MF_LL_EXECUTE : "");
+		fprintf(out, "  %-40s %-8s %s\n", r->path, r->beneath ? "beneath" : "file", acc);
 	}
 }
 
-static void show_landlock(const json_t *m, FILE *out)
+static const char *audit_mode_name(unsigned mode)
 {
-	const json_t *l = json_object_get(m, "landlock");
-	if (json_is_true(json_object_get(l, "expressible"))) {
-		fprintf(out, "\nlandlock: expressible, %zu rules\n", json_array_size(json_object_get(l, "rules")));
-		size_t i;
-		const json_t *r;
-		json_array_foreach(json_object_get(l, "rules"), i, r) {
-			char acc[64] = "";
-			size_t j;
-			const json_t *a;
-			json_array_foreach(json_object_get(r, "access"), j, a) {
-				strcat(acc, j ? "," : "");
-				strncat(acc, json_string_value(a), sizeof(acc) - strlen(acc) - 1);
-			}
-			fprintf(out, "  %-40s %-8s %s\n", jstr(r, "path"),
-				json_is_true(json_object_get(r, "beneath")) ? "beneath" : "file", acc);
-		}
-	} else {
-		fprintf(out, "\nlandlock: not expressible (rule %lld): %s\n", jint(l, "rule"), jstr(l, "reason"));
-	}
+#define SHOW_AUDIT_MODE(name, value, str) if (mode == value) return str;
+	BEE_AUDIT_MODES(SHOW_AUDIT_MODE)
+#undef SHOW_AUDIT_MODE
+	return "?";
 }
 
 static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, size_t errlen)
 {
 	struct bee_pack *pack;
+	struct bee_manifest m;
+	char why[600];
 	int rc = bee_pack__open_mem(buf, len, &pack, err, errlen);
 	if (rc < 0)
 		return rc;
-	const json_t *m = bee_pack__manifest(pack);
+	if ((rc = bee_manifest_read(pack, &m, why, sizeof(why))) < 0) {
+		if (rc == -ENOMEM)
+			mem_raise(__func__);   /* unwind to show_pack */
+		snprintf(err, errlen, "pack: manifest: %s", why);
+		bee_pack__close(pack);
+		return rc;
+	}
 	char digest[BEE_PACK_DIGEST_HEX_LEN + 1];
 	bee_pack__digest_hex(pack, digest);
-	const json_t *compiler = json_object_get(m, "compiler");
 	fprintf(out, "# bee pack\n");
-	fprintf(out, "policy    %s (schema %lld)\n", jstr(m, "name"), jint(m, "schema"));
+	fprintf(out, "policy    %s (schema %u)\n", m.name, m.schema);
 	fprintf(out, "digest    %s\n", digest);
 	fprintf(out, "size      %zu bytes in %u sections\n", len, bee_pack__section_count(pack));
-	fprintf(out, "source    %s\n", jstr(m, "source_name"));
+	fprintf(out, "source    %s\n", m.source_name ? m.source_name : "");
 	fprintf(out, "defines  ");
-	size_t i;
-	const json_t *d;
-	json_array_foreach(json_object_get(m, "defines"), i, d)
-		fprintf(out, " %s", json_string_value(d));
-	fprintf(out, "%s\n", json_array_size(json_object_get(m, "defines")) ? "" : " none");
-	const char *parent = json_string_value(json_object_get(m, "parent"));
-	fprintf(out, "parent    %s\n", parent ? parent : "none");
-	fprintf(out, "audit     %s\n", jstr(m, "audit"));
-	fprintf(out, "compiler  beec %s\n", jstr(compiler, "beec"));
-	show_rules(m, out);
-	show_automata(pack, m, out);
-	show_net(pack, m, out);
-	show_syscalls(m, out);
-	show_hooks_maps(m, out);
-	show_landlock(m, out);
+	for (size_t i = 0; i < m.ndefines; i++)
+		fprintf(out, " %s", m.defines[i]);
+	fprintf(out, "%s\n", m.ndefines ? "" : " none");
+	fprintf(out, "parent    %s\n", m.parent ? m.parent : "none");
+	fprintf(out, "audit     %s\n", audit_mode_name(m.audit));
+	fprintf(out, "compiler  beec %s\n", m.compiler_beec ? m.compiler_beec : "");
+	show_rules(&m, out);
+	show_automata(pack, &m, out);
+	show_net(pack, &m, out);
+	show_syscalls(&m, out);
+	show_hooks_maps(&m, out);
+	show_landlock(&m, out);
+	bee_manifest_fini(&m);
 	bee_pack__close(pack);
 	return 0;
 }

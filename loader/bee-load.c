@@ -2,9 +2,8 @@
 /* bee-load: runs a tool inside a bee session, a thin command line over
  * libbee (loader/libbee.h). Exit status: libbee.h's BEE_STAGES, the
  * README's "bee-load exit status" table. */
-#include "config.h"
 #include "libbee.h"
-#include "mem.h"
+#include "libbeec.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -583,7 +582,7 @@ int main(int argc, char **argv)
 		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc }, { "config", cmd_config },
 	};
 	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */
-	mem_json_route();
+	beec_mem__route_json();
 	if (argc < 2) {
 		fputs(usage_text, stderr);
 		return bee_stage__exit_status(BEE_STAGE_USAGE, 0);

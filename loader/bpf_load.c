@@ -29,6 +29,7 @@
  */
 #include "internal.h"
 
+#include "bee_names.h"
 #include "bee_net.h"
 #include "bee_session.h"
 
@@ -94,22 +95,6 @@ static const char *map_type_name(enum bpf_map_type t)
 	}
 }
 
-static const struct bee_mf_hook *hook_of(const struct bee_manifest *m, const char *prog)
-{
-	for (size_t i = 0; i < m->nhooks; i++)
-		if (strcmp(m->hooks[i].program, prog) == 0)
-			return &m->hooks[i];
-	return NULL;
-}
-
-static bool manifest_pins(const struct bee_manifest *m)
-{
-	for (size_t i = 0; i < m->nrules; i++)
-		if (m->rules[i].pinned)
-			return true;
-	return false;
-}
-
 /* The programs: the manifest's hooks are loaded (an lsm one only under
  * bpf-lsm), and a program of the object it does not list stays unloaded
  * only where that cannot loosen the policy: bee_bprm_check when no exec
@@ -121,13 +106,13 @@ static int object_programs(struct bpf_object *obj, const struct bee_manifest *m,
 {
 	struct bpf_program *prog;
 	size_t seen = 0;
-	bool pins = manifest_pins(m);
+	bool pins = bee_manifest_pins(m);
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
-		const struct bee_mf_hook *h = hook_of(m, name);
+		const struct bee_mf_hook *h = bee_manifest_hook(m, name);
 		bool is_lsm = bpf_program__type(prog) == BPF_PROG_TYPE_LSM;
 		if (!h) {
-			bool optional = (!pins && strcmp(name, "bee_bprm_check") == 0) ||
+			bool optional = (!pins && strcmp(name, bee_prog_name(BEE_PROG_BPRM_CHECK)) == 0) ||
 					bpf_program__type(prog) == BPF_PROG_TYPE_SYSCALL;
 			if (!optional)
 				return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
@@ -146,14 +131,6 @@ static int object_programs(struct bpf_object *obj, const struct bee_manifest *m,
 		return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 				"the manifest lists %zu hooks, the BPF object has %zu of them", m->nhooks, seen);
 	return 0;
-}
-
-static const struct bee_mf_map *manifest_map(const struct bee_manifest *m, const char *name)
-{
-	for (size_t i = 0; i < m->nmaps; i++)
-		if (strcmp(m->maps[i].name, name) == 0)
-			return &m->maps[i];
-	return NULL;
 }
 
 /* The maps: each the manifest lists, sized as it says (value_size only
@@ -189,26 +166,17 @@ static int object_maps(struct bpf_object *obj, const struct bee_manifest *m, boo
 	}
 	/* without the LSM programs, the maps only they use are not made (nor
 	 * pinned): each costs a map creation and a pin at every launch */
-	static const char *const lsm_only[] = { "bee_self_cg", "bee_guard", "bee_sb", "bee_walk",
-						"bee_inode", "bee_task", "bee_fs", "bee_exec" };
 	struct bpf_map *map;
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
-		bool keep = bpf_map__is_internal(map) || manifest_map(m, name);
-		for (size_t i = 0; keep && !lsm && i < sizeof(lsm_only) / sizeof(lsm_only[0]); i++)
-			keep = strcmp(name, lsm_only[i]) != 0;
+		int id = bee_map_find(name);
+		bool keep = bpf_map__is_internal(map) || bee_manifest_map(m, name);
+		if (keep && !lsm && id >= 0 && bee_map_props((enum bee_map_id)id) & BEE_MAPF_LSM_ONLY)
+			keep = false;
 		if (!keep && bpf_map__set_autocreate(map, false) < 0)
 			return bee_fail(e, BEE_STAGE_LOAD, -EINVAL, "map '%s': cannot leave it out", name);
 	}
 	return 0;
-}
-
-static const struct bee_mf_const *manifest_const(const struct bee_manifest *m, const char *name)
-{
-	for (size_t i = 0; i < m->nconsts; i++)
-		if (strcmp(m->consts[i].name, name) == 0)
-			return &m->consts[i];
-	return NULL;
 }
 
 /* The constants: every global of the object's .rodata (const volatile in
@@ -241,7 +209,7 @@ static int object_consts(struct bpf_object *obj, const struct bee_manifest *m, s
 		int err = 0;
 		for (unsigned i = 0; i < btf_vlen(t) && !err; i++, v++) {
 			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
-			const struct bee_mf_const *c = manifest_const(m, name ? name : "");
+			const struct bee_mf_const *c = bee_manifest_const(m, name ? name : "");
 			if (!c)
 				err = bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 					       "constant '%s': in the BPF object but not in the manifest", name);
@@ -287,7 +255,7 @@ static int map_fd(struct bpf_object *obj, const char *name, struct bee_error *e)
 /* Each pinned exec rule's file as the kernel names it now. */
 static int fill_pins(struct bee_bpf *b, const struct bee_manifest *m, struct bee_error *e)
 {
-	int fd = map_fd(b->obj, "bee_pins", e);
+	int fd = map_fd(b->obj, bee_map_name(BEE_MAP_PINS), e);
 	if (fd < 0)
 		return fd;
 	for (size_t i = 0; i < m->nrules; i++) {
@@ -304,8 +272,8 @@ static int fill_pins(struct bee_bpf *b, const struct bee_manifest *m, struct bee
 		struct bee_pin_key k = { .ino = st.st_ino, .dev = bee_pin_dev(major(st.st_dev), minor(st.st_dev)) };
 		struct bee_pin_value v = { .rule = r->index };
 		if (bpf_map_update_elem(fd, &k, &v, BPF_ANY) < 0)
-			return bee_fail(e, BEE_STAGE_MAPS, -errno, "map 'bee_pins': rule %u '%s': %s", r->index,
-					r->text, strerror(errno));
+			return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': rule %u '%s': %s",
+					bee_map_name(BEE_MAP_PINS), r->index, r->text, strerror(errno));
 	}
 	return 0;
 }
@@ -344,13 +312,14 @@ static int fill_maps(struct bee_bpf *b, const struct bee_pack *p, const struct b
 	err = fill_pins(b, m, e);
 	if (err)
 		return err;
-	int fd = map_fd(b->obj, "bee_state", e);
+	int fd = map_fd(b->obj, bee_map_name(BEE_MAP_STATE), e);
 	uint32_t zero = 0;
 	struct bee_state st = { .gen = 1 };
 	if (fd < 0)
 		return fd;
 	if (bpf_map_update_elem(fd, &zero, &st, BPF_ANY) < 0)
-		return bee_fail(e, BEE_STAGE_MAPS, -errno, "map 'bee_state': %s", strerror(errno));
+		return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': %s", bee_map_name(BEE_MAP_STATE),
+				strerror(errno));
 	return 0;
 }
 
@@ -529,7 +498,7 @@ static int fill_sb(int fd, bee_warn_fn warn, void *warn_ctx, struct bee_error *e
 	free(line);
 	fclose(f);
 	if (err)
-		return bee_fail(e, BEE_STAGE_GUARD, err, "map 'bee_sb': %s", strerror(-err));
+		return bee_fail(e, BEE_STAGE_GUARD, err, "map '%s': %s", bee_map_name(BEE_MAP_SB), strerror(-err));
 	/* entries marked ambiguous or too long go */
 	uint32_t key, next, *prev = NULL;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
@@ -548,8 +517,8 @@ static int attach_guard(struct bee_bpf *b, int cgroup_fd, const char *cgroup, st
 	int err = bee_fault(BEE_STAGE_GUARD);
 	if (err)
 		return bee_fail(e, BEE_STAGE_GUARD, err, "'%s': injected fault", cgroup);
-	int self = map_fd(b->obj, "bee_self_cg", e), gfd = map_fd(b->obj, "bee_guard", e);
-	int sb = map_fd(b->obj, "bee_sb", e);
+	int self = map_fd(b->obj, bee_map_name(BEE_MAP_SELF_CG), e), gfd = map_fd(b->obj, bee_map_name(BEE_MAP_GUARD), e);
+	int sb = map_fd(b->obj, bee_map_name(BEE_MAP_SB), e);
 	if (self < 0 || gfd < 0 || sb < 0)
 		return bee_fail(e, BEE_STAGE_GUARD, -ENOENT, "the BPF object lacks the guard's maps");
 	uint32_t zero = 0, cfd = (uint32_t)cgroup_fd;
@@ -560,12 +529,13 @@ static int attach_guard(struct bee_bpf *b, int cgroup_fd, const char *cgroup, st
 				cgroup, strerror(err ? -err : errno));
 	g.cg_id = st.st_ino;   /* a cgroup's kernfs id is its inode number */
 	if (bpf_map_update_elem(gfd, &zero, &g, BPF_ANY) < 0)
-		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map 'bee_guard': %s", strerror(errno));
+		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map '%s': %s", bee_map_name(BEE_MAP_GUARD),
+				strerror(errno));
 	if ((err = fill_sb(sb, b->warn, b->warn_ctx, e)) < 0)
 		return err;
 	if (bpf_map_update_elem(self, &zero, &cfd, BPF_ANY) < 0)
-		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map 'bee_self_cg': cgroup '%s': %s", cgroup,
-				strerror(errno));
+		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map '%s': cgroup '%s': %s",
+				bee_map_name(BEE_MAP_SELF_CG), cgroup, strerror(errno));
 	struct bpf_program *prog;
 	bpf_object__for_each_program(prog, b->obj) {
 		if (!bpf_program__autoload(prog) || !prog_global(prog))
@@ -669,8 +639,8 @@ fail:
 
 int bee_bpf_audit_fds(const struct bee_bpf *b, int *ringbuf_fd, int *lost_fd)
 {
-	struct bpf_map *rb = bpf_object__find_map_by_name(b->obj, "bee_audit");
-	struct bpf_map *lost = bpf_object__find_map_by_name(b->obj, "bee_lost");
+	struct bpf_map *rb = bpf_object__find_map_by_name(b->obj, bee_map_name(BEE_MAP_AUDIT));
+	struct bpf_map *lost = bpf_object__find_map_by_name(b->obj, bee_map_name(BEE_MAP_LOST));
 	if (!rb || !lost)
 		return -ENOENT;
 	*ringbuf_fd = bpf_map__fd(rb);

@@ -11,69 +11,12 @@
  */
 #include "internal.h"
 
-#include "image.h"
 #include "libbeec.h"
-#include "netset.h"
-#include "query.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The image section equals these bytes. */
-static bool image_same(const struct bee_pack *p, const char *name, const void *bytes, size_t len)
-{
-	const struct bee_pack_section_info *s = bee_pack_image(p, name);
-	return s && s->size == len && memcmp(s->data, bytes, len) == 0;
-}
-
-static bool net_same(const struct bee_pack *p, const char *name, const void *keys, size_t ksz,
-		     const struct bee_net_value *vals, size_t n)
-{
-	const struct bee_pack_section_info *s = bee_pack_image(p, name);
-	size_t w = ksz + sizeof(*vals);
-	if (!s || s->elem_count != n || s->elem_width != w)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		const uint8_t *rec = (const uint8_t *)s->data + i * w;
-		if (memcmp(rec, (const uint8_t *)keys + i * ksz, ksz) != 0 ||
-		    memcmp(rec + ksz, &vals[i], sizeof(*vals)) != 0)
-			return false;
-	}
-	return true;
-}
-
-/* Which of the pack's images the lowered policy does not reproduce, or NULL;
- * "" when memory ran out. */
-static const char *images_differ(const struct bee_pack *p, const struct lowered *lw)
-{
-	static const struct { enum ir_domain d; const char *name; } dfas[] = {
-		{ IR_DOMAIN_FS, "bee_fs" }, { IR_DOMAIN_EXEC, "bee_exec" }, { IR_DOMAIN_ENV, "bee_env" },
-	};
-	for (size_t i = 0; i < sizeof(dfas) / sizeof(dfas[0]); i++) {
-		size_t len;
-		struct bee_dfa_hdr *h = image_dfa_write(lw->dfa[dfas[i].d], &len);
-		if (!h)
-			return "";   /* out of memory: bee_policy_rebuild tells it apart */
-		bool same = image_same(p, dfas[i].name, h, len);
-		free(h);
-		if (!same)
-			return dfas[i].name;
-	}
-	struct netset_image ni;
-	if (netset_image_build(lw->net, &ni) < 0) {
-		netset_image_free(&ni);
-		return "";
-	}
-	const char *bad = NULL;
-	if (!net_same(p, "bee_net4", ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4))
-		bad = "bee_net4";
-	else if (!net_same(p, "bee_net6", ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6))
-		bad = "bee_net6";
-	netset_image_free(&ni);
-	return bad;
-}
 
 /* First line of the diagnostics, for a one-line message. */
 static void diag_first(const struct diag_ctx *dc, char *buf, size_t size)
@@ -108,10 +51,11 @@ int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, s
 		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the pack's source does not compile again: %s", msg);
 		goto out;
 	}
-	const char *bad = images_differ(p, pol->lw);
-	if (bad && !*bad)
+	const char *bad = NULL;
+	int differs = beec_policy__pack_differs(pol, p, &bad);
+	if (differs < 0)
 		err = bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory comparing the pack's images");
-	else if (bad)
+	else if (differs)
 		err = bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 			       "the pack's source and defines do not give its image '%s' again (another beec "
 			       "compiled it?): its decisions cannot be recomputed here",
@@ -129,38 +73,29 @@ int bee_decision__query(const char *pack_path, const char *kind, const char *act
 	struct bee_pack *pack = NULL;
 	struct bee_manifest m;
 	struct beec_policy pol;
-	struct query q;
-	struct query_result r;
+	struct beec_answer r;
 	char msg[256];
 	char *text = NULL;
 	size_t len = 0;
 	memset(d, 0, sizeof(*d));
-	if (query_parse(kind, action, resource, &q, msg, sizeof(msg)) < 0)
+	if (beec_query__check(kind, action, resource, msg, sizeof(msg)) < 0)
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "%s", msg);
 	int err = bee_pack_load(pack_path, &pack, &m, e);
 	if (err)
 		return err;
 	if ((err = bee_policy_rebuild(pack, &m, &pol, e)) < 0)
 		goto out;
-	if ((err = query_run(pol.lw, &q, &r)) < 0) {
-		err = err == -ENOMEM ? bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory answering the query")
-				     : bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the query cannot be answered");
-		goto fini;
-	}
 	FILE *f = open_memstream(&text, &len);
 	if (!f) {
 		err = bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory");
 		goto fini;
 	}
-	struct diag_ctx notes;
-	diag_init(&notes);
-	int xr = query_explain(pol.lw, &q, &r, f, &notes);
-	diag_print(&notes, f);
-	diag_fini(&notes);
+	err = beec_policy__query(&pol, kind, action, resource, &r, f, msg, sizeof(msg));
 	fclose(f);
-	if (xr < 0) {
+	if (err < 0) {
 		free(text);
-		err = bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory explaining the query");
+		err = err == -ENOMEM ? bee_fail(e, BEE_STAGE_PACK, -ENOMEM, "out of memory answering the query")
+				     : bee_fail(e, BEE_STAGE_PACK, -EINVAL, "the query cannot be answered");
 		goto fini;
 	}
 	d->allow = r.allow;

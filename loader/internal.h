@@ -18,13 +18,14 @@
  *   registry.c    /run/bee: session records, kernel-audit holds, list, gc
  *   nesting.c     a session inside a session: the pack proved a subset first
  *   session.c     the session pipeline (bee_session__*, bee_enclave__run)
- *   revoke.c      bee_sessions__revoke and the narrowing it computes
+ *   revoke.c      bee_sessions__revoke (the narrowing: libbeec.h, narrow.h)
  *   decide.c      bee_decision__query
  */
 #ifndef BEE_LOADER_INTERNAL_H
 #define BEE_LOADER_INTERNAL_H
 
 #include "libbee.h"
+#include "manifest.h"
 #include "pack.h"
 
 #include <jansson.h>
@@ -82,75 +83,13 @@ int bee_session_id_new(char out[17]);
 
 /* ---- manifest.c ----------------------------------------------------------------- */
 
-struct bee_mf_hook {
-	const char *program, *section, *attach;
-	bool lsm;
-};
-
-struct bee_mf_map {
-	const char *name, *type, *fill, *image;   /* image NULL when none */
-	uint32_t key_size, value_size, max_entries, flags;
-};
-
-/* A .rodata global of the BPF object the loader sets before load. */
-struct bee_mf_const {
-	const char *name;
-	uint32_t value;
-};
-
-struct bee_mf_rule {
-	unsigned index;
-	const char *domain, *kind, *text;
-	const char *value;          /* env set only */
-	bool pinned;                /* exec only */
-	unsigned line, column;
-};
-
-struct bee_mf_ll_rule {
-	const char *path;
-	bool beneath;
-	uint32_t perms;             /* IR_PERM_READ | WRITE | EXEC */
-	unsigned rule;
-};
-
-/* Everything the loader reads from a pack; strings point into the pack's
- * manifest and live as long as the pack. */
-struct bee_manifest {
-	const char *name;
-	unsigned audit;                         /* enum bee_audit_mode */
-	const char **defines;
-	size_t ndefines;
-	const char *source;                     /* SOURCE section name */
-	const char *source_name;                /* the policy's file name */
-	struct bee_mf_hook *hooks;
-	size_t nhooks;
-	struct bee_mf_map *maps;
-	size_t nmaps;
-	struct bee_mf_const *consts;            /* "constants"; none when absent */
-	size_t nconsts;
-	struct bee_mf_rule *rules;
-	size_t nrules;
-	const json_t *net_prov;                 /* array of arrays of rule indices */
-	bool ll_expressible;
-	const char *ll_reason;
-	long ll_rule;                           /* -1 when none is named */
-	struct bee_mf_ll_rule *ll_rules;
-	size_t nll;
-	uint32_t syscalls_allowed;              /* bits of enum bee_syscall_group ("syscalls") */
-};
-
 /* Opens and verifies a pack: the reader's checks, then the manifest's
  * shape, then that every image the manifest names is present and well
  * formed (automata, LPM entries) and sized as its map. Stage PACK. */
 int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest *m,
 		  struct bee_error *e);
-void bee_manifest_fini(struct bee_manifest *m);
-const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index);
-const struct bee_mf_map *bee_manifest_map(const struct bee_manifest *m, const char *name);
-/* The image section of a map image name ("bee_fs", ...), or NULL. */
+/* The image section of a map (bee_map_name), or NULL. */
 const struct bee_pack_section_info *bee_pack_image(const struct bee_pack *p, const char *name);
-/* "net.connect 127.0.0.1/32:8080/tcp" */
-void bee_rule_format(const struct bee_mf_rule *r, char *buf, size_t size);
 
 /* ---- sysinfo.c ----------------------------------------------------------------- */
 
@@ -211,7 +150,7 @@ struct bee_ll_late {
 	char *path;
 	unsigned rule;
 	bool beneath;
-	uint32_t perms;                     /* the rule's IR_PERM_* */
+	uint32_t perms;                     /* the rule's BEE_PERM_* */
 	uint64_t handled;                   /* the ruleset's handled rights */
 };
 
@@ -237,20 +176,13 @@ unsigned bee_landlock_restrict_flags(int abi);
 /* bpf-lsm hardening (ll.c): a ruleset handling only the namespace-changing
  * rights (REMOVE_*, MAKE_*, REFER from ABI 2, TRUNCATE from ABI 3),
  * granted beneath the literal directory prefix of each fs write rule. */
-struct bee_ll_prefix {
-	char path[PATH_MAX];
-	bool literal;               /* the whole glob is this path (no metacharacter) */
-};
-/* The literal prefixes of a write glob, braces expanded: for a glob with a
- * metacharacter the directory before it ("/a/b/ **" -> "/a/b", "/tmp/x-*"
- * -> "/tmp"), for a literal the path itself. Returns how many (distinct),
- * or -EINVAL (not absolute), -E2BIG (more than max), -ENAMETOOLONG. */
-int bee_landlock_write_prefixes(const char *glob, struct bee_ll_prefix *out, size_t max);
-/* Calls fn for each literal prefix of each [fs] write rule of the manifest
- * (the Landlock hardening and the mount namespace both start there). A
+struct beec_prefix;           /* libbeec.h: beec_glob__write_prefixes */
+/* Calls fn for each literal prefix (beec_glob__write_prefixes) of each
+ * [fs] write rule of the manifest (the Landlock hardening and the mount
+ * namespace both start there). A
  * rule without one fails in stage st; fn returns 0 to go on or a negative
  * errno (having filled e) to stop. */
-typedef int (*bee_write_prefix_fn)(void *ctx, const struct bee_mf_rule *r, const struct bee_ll_prefix *px);
+typedef int (*bee_write_prefix_fn)(void *ctx, const struct bee_mf_rule *r, const struct beec_prefix *px);
 int bee_write_prefixes_each(const struct bee_manifest *m, enum bee_stage st, bee_write_prefix_fn fn, void *ctx,
 			    struct bee_error *e);
 uint64_t bee_landlock_hardening_handled(int abi);
@@ -575,61 +507,5 @@ int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, s
  * counterexample. Creates nothing. */
 int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
 		      bee_warn_fn warn, void *ctx, struct bee_error *e);
-
-/* ---- revoke.c: the narrowing, on images (for tests too) ------------------------------- */
-
-struct bee_dfa_hdr;
-struct dfa;
-
-struct bee_narrow_report {
-	bool exact;                 /* every state kept its strings' new permissions */
-	unsigned states_lowered;    /* states whose permissions changed */
-	unsigned states_over;       /* states lowered beyond the new policy */
-	char example[256];          /* a string that lost more than the rule gave */
-	uint32_t example_lost;      /* the permission bits it lost too */
-};
-
-/* New permissions for the live image's states from the automaton of the
- * policy without the revoked rules: for each state, the permissions every
- * string reaching it keeps (the AND over the product of the two automata).
- * The table and its size stay; only permission words go down (a torn
- * update read by a walk is never wider than the old image). Writes the
- * new image to out (size bytes, as live). -EINVAL when the new automaton
- * widens anywhere (never from a revoke). */
-int bee_narrow_dfa(const struct bee_dfa_hdr *live, const struct dfa *want, void *out,
-		   struct bee_narrow_report *rep);
-
-/* The exact narrowed automaton want (an image) written over the live one
- * in three updates that are each safe to read half-written (see
- * revoke.c): p1 = live with every permission word 0; p2 = want's table
- * laid out with live's state count (unused states lead to the dead
- * state) and every permission word 0; p3 = p2 with want's permissions.
- * Each is value_size bytes. -E2BIG when want has more states or byte
- * classes than live (its table would not fit the layout). */
-int bee_narrow_replace(const struct bee_dfa_hdr *live, size_t value_size, const struct bee_dfa_hdr *want,
-		       void *p1, void *p2, void *p3);
-
-/* What revoke writes to an automaton map, in order: one image (1. or 3.
- * of revoke.c) or three (2.). */
-struct bee_narrow_plan {
-	int nwrites;
-	uint8_t *writes[3];         /* value_size bytes each, malloc'ed */
-	bool exact;                 /* the map then decides as want does */
-	bool replaced;              /* by way 2. */
-	struct bee_narrow_report rep;
-};
-int bee_narrow_plan(const struct bee_dfa_hdr *live, size_t value_size, const struct dfa *want,
-		    struct bee_narrow_plan *plan);
-void bee_narrow_plan_fini(struct bee_narrow_plan *plan);
-
-struct bee_net_value;
-/* The value of one LPM entry from the rules that contain it (prov: policy
- * rule indices), leaving out excluded rules; rules are the IR's. Returns
- * 0, or 1 when more than BEE_NET_MAX_RANGES ranges were needed and the
- * value was narrowed to the first ones. */
-struct ir_policy;
-int bee_narrow_net_value(const struct ir_policy *ir, const unsigned *prov, size_t nprov,
-			 unsigned dir, unsigned proto, const bool *exclude,
-			 struct bee_net_value *out);
 
 #endif

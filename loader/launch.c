@@ -62,8 +62,8 @@
 #include "internal.h"
 
 #include "bee_dfa.h"
+#include "bee_names.h"
 #include "eval.h"
-#include "ir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -140,7 +140,7 @@ int bee_env_build(const struct bee_pack *p, const struct bee_manifest *m, const 
 		  const char *const context[], size_t ncontext, bee_env_decision_fn cb, void *ctx,
 		  char ***out)
 {
-	const struct bee_pack_section_info *img = bee_pack_image(p, "bee_env");
+	const struct bee_pack_section_info *img = bee_pack_image(p, bee_map_name(BEE_MAP_ENV));
 	char **envp = calloc(1, sizeof(*envp));
 	size_t n = 0, cap = 1;
 	int err = 0;
@@ -153,7 +153,7 @@ int bee_env_build(const struct bee_pack *p, const struct bee_manifest *m, const 
 			continue;
 		struct bee_verdict vd;
 		bee_eval_dfa(img->data, *v, (size_t)(eq - *v), &vd);
-		bool allow = (vd.perms & IR_PERM_READ) != 0;
+		bool allow = (vd.perms & BEE_PERM_READ) != 0;
 		if (cb)
 			cb(ctx, *v, (size_t)(eq - *v), allow);
 		if (allow && (err = env_put(&envp, &n, &cap, *v)) < 0)
@@ -161,7 +161,7 @@ int bee_env_build(const struct bee_pack *p, const struct bee_manifest *m, const 
 	}
 	for (size_t i = 0; i < m->nrules; i++) {
 		const struct bee_mf_rule *r = &m->rules[i];
-		if (strcmp(r->domain, "env") != 0 || strcmp(r->kind, "set") != 0)
+		if (r->rkind != BEE_RULE_ENV_SET)
 			continue;
 		char *kv = malloc(strlen(r->text) + strlen(r->value) + 2);
 		if (!kv) {

@@ -34,7 +34,8 @@
  */
 #include "internal.h"
 
-#include "ir.h"
+#include "bee_names.h"
+#include "libbeec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,9 +98,9 @@ static uint64_t ll_handled(int abi)
 static uint64_t ll_rights(uint32_t perms, bool dir)
 {
 	uint64_t a = 0;
-	if (perms & IR_PERM_READ)
+	if (perms & BEE_PERM_READ)
 		a |= LANDLOCK_ACCESS_FS_READ_FILE | (dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0);
-	if (perms & IR_PERM_WRITE) {
+	if (perms & BEE_PERM_WRITE) {
 		a |= LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV;
 		if (dir)
 			a |= LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR |
@@ -107,7 +108,7 @@ static uint64_t ll_rights(uint32_t perms, bool dir)
 			     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_REMOVE_FILE |
 			     LANDLOCK_ACCESS_FS_REMOVE_DIR | LL_FS_REFER;
 	}
-	if (perms & IR_PERM_EXEC)
+	if (perms & BEE_PERM_EXEC)
 		a |= LANDLOCK_ACCESS_FS_EXECUTE;
 	return a;
 }
@@ -348,135 +349,6 @@ uint64_t bee_landlock_hardening_handled(int abi)
 	return h;
 }
 
-struct prefix_ctx {
-	struct bee_ll_prefix *out;
-	size_t max, n;
-	int err;
-};
-
-static void prefix_emit(struct prefix_ctx *c, const char *lit, size_t len, bool literal)
-{
-	char path[PATH_MAX];
-	if (c->err)
-		return;
-	if (!literal) {
-		/* the directory part: up to the last '/' before the metacharacter */
-		while (len > 0 && lit[len - 1] != '/')
-			len--;
-		if (len > 1)
-			len--;          /* "/a/b/" -> "/a/b", "/" stays */
-	}
-	if (len == 0 || lit[0] != '/') {
-		c->err = -EINVAL;   /* not an absolute path */
-		return;
-	}
-	if (len >= sizeof(path)) {
-		c->err = -ENAMETOOLONG;
-		return;
-	}
-	memcpy(path, lit, len);
-	path[len] = '\0';
-	for (size_t i = 0; i < c->n; i++)
-		if (c->out[i].literal == literal && strcmp(c->out[i].path, path) == 0)
-			return;
-	if (c->n >= c->max) {
-		c->err = -E2BIG;
-		return;
-	}
-	memcpy(c->out[c->n].path, path, len + 1);
-	c->out[c->n].literal = literal;
-	c->n++;
-}
-
-/* lit: the literal bytes so far (unescaped); rest: the glob still to read. */
-static void prefix_walk(struct prefix_ctx *c, char *lit, size_t len, const char *rest, int depth)
-{
-	for (const char *p = rest; !c->err; p++) {
-		if (len + 2 >= PATH_MAX) {
-			c->err = -ENAMETOOLONG;
-			return;
-		}
-		switch (*p) {
-		case '\0':
-			prefix_emit(c, lit, len, true);
-			return;
-		case '*':
-		case '?':
-		case '[':
-			prefix_emit(c, lit, len, false);
-			return;
-		case '\\':
-			if (p[1])
-				p++;
-			lit[len++] = *p;
-			break;
-		case '{': {
-			/* the group's end, and its top-level commas */
-			const char *q = p + 1, *alt = p + 1;
-			int nest = 0;
-			for (; *q && !(*q == '}' && nest == 0); q++) {
-				if (*q == '\\' && q[1])
-					q++;
-				else if (*q == '{')
-					nest++;
-				else if (*q == '}')
-					nest--;
-			}
-			if (!*q || depth >= 8) {
-				/* unbalanced (the compiler refuses it) or too deep: cut here */
-				prefix_emit(c, lit, len, false);
-				return;
-			}
-			const char *end = q;
-			nest = 0;
-			for (q = p + 1; q <= end && !c->err; q++) {
-				if (*q == '\\' && q < end - 1) {
-					q++;
-					continue;
-				}
-				if (*q == '{')
-					nest++;
-				else if (*q == '}' && q != end)
-					nest--;
-				if ((*q == ',' && nest == 0) || q == end) {
-					size_t al = (size_t)(q - alt), rl = strlen(end + 1);
-					char *next = malloc(al + rl + 1);
-					char *copy = malloc(PATH_MAX);
-					if (!next || !copy) {
-						free(next);
-						free(copy);
-						c->err = -ENOMEM;
-						return;
-					}
-					memcpy(next, alt, al);
-					memcpy(next + al, end + 1, rl + 1);
-					memcpy(copy, lit, len);
-					prefix_walk(c, copy, len, next, depth + 1);
-					free(next);
-					free(copy);
-					alt = q + 1;
-				}
-			}
-			return;
-		}
-		default:
-			lit[len++] = *p;
-			break;
-		}
-	}
-}
-
-int bee_landlock_write_prefixes(const char *glob, struct bee_ll_prefix *out, size_t max)
-{
-	struct prefix_ctx c = { .out = out, .max = max };
-	char *lit = malloc(PATH_MAX);
-	if (!lit)
-		return -ENOMEM;
-	prefix_walk(&c, lit, 0, glob, 0);
-	free(lit);
-	return c.err ? c.err : (int)c.n;
-}
-
 static int harden_add(int rfd, const char *path, uint64_t access, unsigned rule, struct bee_error *e)
 {
 	int fd = open(path, O_PATH | O_CLOEXEC);
@@ -502,7 +374,7 @@ struct harden_ctx {
 };
 
 /* One write prefix's namespace rights (bee_write_prefixes_each's fn). */
-static int harden_prefix(void *ctx, const struct bee_mf_rule *r, const struct bee_ll_prefix *px)
+static int harden_prefix(void *ctx, const struct bee_mf_rule *r, const struct beec_prefix *px)
 {
 	struct harden_ctx *h = ctx;
 	const char *path = px->path;
@@ -575,15 +447,15 @@ int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_
 int bee_write_prefixes_each(const struct bee_manifest *m, enum bee_stage st, bee_write_prefix_fn fn, void *ctx,
 			    struct bee_error *e)
 {
-	struct bee_ll_prefix *px = calloc(WRITE_PREFIXES_MAX, sizeof(*px));
+	struct beec_prefix *px = calloc(WRITE_PREFIXES_MAX, sizeof(*px));
 	if (!px)
 		return bee_fail(e, st, -ENOMEM, "out of memory");
 	int err = 0;
 	for (size_t i = 0; i < m->nrules && !err; i++) {
 		const struct bee_mf_rule *r = &m->rules[i];
-		if (strcmp(r->domain, "fs") != 0 || strcmp(r->kind, "write") != 0)
+		if (r->rkind != BEE_RULE_FS_WRITE)
 			continue;
-		int n = bee_landlock_write_prefixes(r->text, px, WRITE_PREFIXES_MAX);
+		int n = beec_glob__write_prefixes(r->text, px, WRITE_PREFIXES_MAX);
 		if (n < 0) {
 			err = bee_fail(e, st, n, "rule %u 'fs.write %s': no literal prefix: %s", r->index, r->text,
 				       strerror(-n));

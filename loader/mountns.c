@@ -34,6 +34,8 @@
  */
 #include "internal.h"
 
+#include "libbeec.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -121,7 +123,7 @@ static int on_mount(const char *mnt, const char *fstype, void *ctx)
  * the nearest existing ancestor directory (the path itself for a literal
  * regular file or directory that exists), resolved. Sets *out to "" when
  * nothing needs a writable mount (a device node, FIFO or socket). */
-static int write_place(const struct bee_ll_prefix *px, char *out)
+static int write_place(const struct beec_prefix *px, char *out)
 {
 	char buf[PATH_MAX];
 	struct stat st;
@@ -158,7 +160,7 @@ struct write_ctx {
 };
 
 /* One write prefix's place (bee_write_prefixes_each's fn). */
-static int plan_write(void *ctx, const struct bee_mf_rule *r, const struct bee_ll_prefix *px)
+static int plan_write(void *ctx, const struct bee_mf_rule *r, const struct beec_prefix *px)
 {
 	struct write_ctx *w = ctx;
 	int err = write_place(px, w->place);

@@ -20,9 +20,9 @@
  *     pack it loaded (the record's digest) and its source must compile again
  *     to its images (bee_policy_rebuild); its revoked rules are left out,
  *     so the child is proved against what the parent grants now;
- *   - the child pack is compiled again the same way, and attenuate_check
- *     (compiler/attenuate.h) proves it a subset, domain by domain; the
- *     first counterexample is the message.
+ *   - the child pack is compiled again the same way, and
+ *     beec_lowered__check_subset (libbeec.h) proves it a subset, domain
+ *     by domain; the first counterexample is the message.
  *
  * Anything that cannot be decided refuses (fail closed): an enclosing
  * session's pack that cannot be read or compiled again; a registry that
@@ -32,7 +32,6 @@
  */
 #include "internal.h"
 
-#include "attenuate.h"
 #include "libbeec.h"
 
 #include <errno.h>
@@ -159,7 +158,7 @@ static int enclosing_cmp(const void *a, const void *b)
 	return lx != ly ? (lx > ly ? -1 : 1) : strcmp(x->r.id, y->r.id);
 }
 
-/* The first widening attenuate_check queued, with the child rule's place. */
+/* The first widening beec_lowered__check_subset queued, with the child rule's place. */
 static void first_widening(const struct diag_ctx *dc, char *buf, size_t size)
 {
 	buf[0] = '\0';
@@ -233,7 +232,6 @@ static int check_one(const struct beec_policy *child, const char *child_name, co
 	if (r->nrevoked) {
 		/* what the parent grants now: without its revoked rules */
 		bool *exclude = calloc(pol.ir->nrules + 1, sizeof(bool));
-		struct lower_opts lo = { .sz = sizeof(lo), .exclude = exclude };
 		if (!exclude) {
 			err = bee_fail(e, BEE_STAGE_NESTING, -ENOMEM, "out of memory");
 			goto out;
@@ -241,7 +239,7 @@ static int check_one(const struct beec_policy *child, const char *child_name, co
 		for (size_t i = 0; i < r->nrevoked; i++)
 			if (r->revoked[i] < pol.ir->nrules)
 				exclude[r->revoked[i]] = true;
-		int lr = lower_policy(pol.ir, &lo, &dc, &narrowed);
+		int lr = beec_policy__lower_without(&pol, exclude, &dc, &narrowed);
 		free(exclude);
 		if (lr == -ENOMEM) {
 			err = bee_fail(e, BEE_STAGE_NESTING, -ENOMEM, "pack '%s' runs inside %s: out of memory "
@@ -259,7 +257,7 @@ static int check_one(const struct beec_policy *child, const char *child_name, co
 		diag_init(&dc);
 		parent_lw = narrowed;
 	}
-	int wider = attenuate_check(child->lw, parent_lw, &dc);
+	int wider = beec_lowered__check_subset(child->lw, parent_lw, &dc);
 	if (wider < 0)
 		err = bee_fail(e, BEE_STAGE_NESTING, wider, "pack '%s' runs inside %s: out of memory proving it "
 			       "a subset: refused", child_name, who);
@@ -270,7 +268,7 @@ static int check_one(const struct beec_policy *child, const char *child_name, co
 			       why);
 	}
 out:
-	lowered_free(narrowed);
+	beec_lowered__free(narrowed);
 	diag_fini(&dc);
 	if (rebuilt)
 		beec_policy__fini(&pol);

@@ -55,12 +55,10 @@
 #include "internal.h"
 
 #include "bee_dfa.h"
+#include "bee_names.h"
 #include "bee_net.h"
 #include "bee_session.h"
-#include "dfa.h"
-#include "image.h"
 #include "libbeec.h"
-#include "lower.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -72,342 +70,8 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ---- fs and exec: permissions of the live states --------------------------------------- */
+/* ---- net: every port new allows, old allows ------------------------------------------------ */
 
-struct pair {
-	uint32_t l, w;              /* live state, narrowed state */
-	uint32_t parent;            /* index of the pair it was reached from */
-	uint8_t byte;               /* over this byte */
-};
-
-struct pairset {
-	struct pair *v;
-	size_t n, cap;
-	uint64_t *slots;            /* key + 1, 0 = empty */
-	uint32_t *idx;
-	size_t nslots;
-};
-
-static uint64_t pair_hash(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static int pairset_grow(struct pairset *ps)
-{
-	size_t ns = ps->nslots ? ps->nslots * 2 : 1024;
-	uint64_t *slots = calloc(ns, sizeof(*slots));
-	uint32_t *idx = calloc(ns, sizeof(*idx));
-	if (!slots || !idx) {
-		free(slots);
-		free(idx);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < ps->nslots; i++) {
-		if (!ps->slots[i])
-			continue;
-		size_t h = pair_hash(ps->slots[i]) & (ns - 1);
-		while (slots[h])
-			h = (h + 1) & (ns - 1);
-		slots[h] = ps->slots[i];
-		idx[h] = ps->idx[i];
-	}
-	free(ps->slots);
-	free(ps->idx);
-	ps->slots = slots;
-	ps->idx = idx;
-	ps->nslots = ns;
-	return 0;
-}
-
-/* Adds (l, w) unless present. Returns 1 when added, 0 when present. */
-static int pairset_add(struct pairset *ps, uint32_t l, uint32_t w, uint32_t parent, uint8_t byte)
-{
-	if ((ps->n + 1) * 2 > ps->nslots && pairset_grow(ps) < 0)
-		return -ENOMEM;
-	uint64_t key = ((uint64_t)l << 32 | w) + 1;
-	size_t h = pair_hash(key) & (ps->nslots - 1);
-	while (ps->slots[h]) {
-		if (ps->slots[h] == key)
-			return 0;
-		h = (h + 1) & (ps->nslots - 1);
-	}
-	if (ps->n == ps->cap) {
-		size_t nc = ps->cap ? ps->cap * 2 : 1024;
-		struct pair *nv = realloc(ps->v, nc * sizeof(*nv));
-		if (!nv)
-			return -ENOMEM;
-		ps->v = nv;
-		ps->cap = nc;
-	}
-	ps->slots[h] = key;
-	ps->idx[h] = (uint32_t)ps->n;
-	ps->v[ps->n++] = (struct pair){ l, w, parent, byte };
-	return 1;
-}
-
-static void pairset_fini(struct pairset *ps)
-{
-	free(ps->v);
-	free(ps->slots);
-	free(ps->idx);
-}
-
-/* The string that reaches pair i, its bytes made readable where a class
- * allows it (the path from the start, shortest first by BFS). */
-static void pair_string(const struct pairset *ps, size_t i, char *buf, size_t size)
-{
-	char rev[256];
-	size_t n = 0;
-	while (i != 0 && n < sizeof(rev)) {
-		rev[n++] = (char)ps->v[i].byte;
-		i = ps->v[i].parent;
-	}
-	size_t k = 0;
-	for (; n > 0 && k + 1 < size; n--)
-		buf[k++] = rev[n - 1];
-	buf[k] = '\0';
-}
-
-int bee_narrow_dfa(const struct bee_dfa_hdr *live, const struct dfa *want, void *out,
-		   struct bee_narrow_report *rep)
-{
-	struct dfa_tables t;
-	struct pairset ps = { 0 };
-	const __u32 *lperms = bee_dfa_perms(live);
-	const __u16 *lnext = bee_dfa_next(live);
-	uint32_t nl = live->nstates, ncl = live->nclasses;
-	uint32_t *newp = NULL;
-	uint8_t *mixed = NULL;
-	int err = 0;
-	memset(rep, 0, sizeof(*rep));
-	rep->exact = true;
-	dfa_tables_get(want, &t);
-	newp = malloc(nl * sizeof(*newp));
-	mixed = calloc(nl, 1);
-	if (!newp || !mixed) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (uint32_t i = 0; i < nl; i++)
-		newp[i] = 0;
-	/* one byte per (live class, narrowed class), the most readable; NUL
-	 * never occurs in a path a hook walks */
-	bool rep_byte[256] = { false };
-	for (int b = 1; b < 256; b++) {
-		rep_byte[b] = true;
-		for (int c = 1; c < 256 && rep_byte[b]; c++) {
-			if (c == b || live->class_of[c] != live->class_of[b] || t.class_of[c] != t.class_of[b])
-				continue;
-			unsigned rc = dfa_byte_rank((uint8_t)c), rb = dfa_byte_rank((uint8_t)b);
-			if (rc < rb || (rc == rb && c < b))
-				rep_byte[b] = false;
-		}
-	}
-	if ((err = pairset_add(&ps, 0, t.start, 0, 0)) < 0)
-		goto out;
-	err = 0;
-	bool *seen = calloc(nl, sizeof(bool));
-	if (!seen) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < ps.n; i++) {
-		uint32_t l = ps.v[i].l, w = ps.v[i].w;
-		uint32_t wp = t.perms[w];
-		if (wp & ~lperms[l]) {
-			/* the narrowed policy grants something the live one does not */
-			err = -EINVAL;
-			break;
-		}
-		if (!seen[l]) {
-			seen[l] = true;
-			newp[l] = wp;
-		} else if (newp[l] != wp) {
-			mixed[l] = 1;
-			newp[l] &= wp;
-		}
-		/* a walk stops at the live dead state, which keeps permissions 0
-		 * after it; following it on finds a narrowed automaton that would
-		 * grant more there */
-		for (int b = 1; b < 256; b++) {
-			if (!rep_byte[b])
-				continue;
-			uint32_t nl2 = lnext[(size_t)l * ncl + live->class_of[b]];
-			uint32_t nw2 = t.next[(size_t)w * t.nclasses + t.class_of[b]];
-			if (pairset_add(&ps, nl2, nw2, (uint32_t)i, (uint8_t)b) < 0) {
-				err = -ENOMEM;
-				break;
-			}
-		}
-		if (err)
-			break;
-	}
-	free(seen);
-	if (err)
-		goto out;
-	/* what the live states lose, and the first string that loses too much */
-	for (uint32_t l = 0; l < nl; l++) {
-		rep->states_lowered += newp[l] != lperms[l];
-		rep->states_over += mixed[l];
-	}
-	rep->exact = rep->states_over == 0;
-	for (size_t i = 0; !rep->exact && i < ps.n; i++) {
-		uint32_t extra = t.perms[ps.v[i].w] & ~newp[ps.v[i].l];
-		if (extra) {
-			pair_string(&ps, i, rep->example, sizeof(rep->example));
-			rep->example_lost = extra;
-			break;
-		}
-	}
-	memcpy(out, live, live->size);
-	memcpy((uint8_t *)out + sizeof(*live), newp, nl * sizeof(*newp));
-out:
-	pairset_fini(&ps);
-	free(newp);
-	free(mixed);
-	return err;
-}
-
-int bee_narrow_replace(const struct bee_dfa_hdr *live, size_t value_size, const struct bee_dfa_hdr *want,
-		       void *p1, void *p2, void *p3)
-{
-	uint32_t nl = live->nstates, nw = want->nstates, nc = want->nclasses;
-	if (nw > nl || nc > live->nclasses || bee_dfa_image_size(nl, nc) > value_size || live->size > value_size)
-		return -E2BIG;
-	/* 1: the live table with every permission word 0 */
-	memset(p1, 0, value_size);
-	memcpy(p1, live, live->size);
-	memset((uint8_t *)p1 + sizeof(*live), 0, (size_t)nl * 4);
-	/* 2: want's table with nl states; states nw..nl-1 are unreachable and
-	 * lead to the dead state (or to themselves when there is none) */
-	struct bee_dfa_hdr *h = p2;
-	memset(p2, 0, value_size);
-	memcpy(h, want, sizeof(*h));
-	h->nstates = (__u16)nl;
-	h->size = bee_dfa_image_size(nl, nc);
-	__u16 *next = (__u16 *)((uint8_t *)p2 + sizeof(*h) + (size_t)nl * 4);
-	memcpy(next, bee_dfa_next(want), (size_t)nw * nc * 2);
-	for (uint32_t st = nw; st < nl; st++)
-		for (uint32_t c = 0; c < nc; c++)
-			next[(size_t)st * nc + c] = want->dead != BEE_DFA_NONE ? want->dead : (__u16)st;
-	/* 3: and want's permissions */
-	memcpy(p3, p2, value_size);
-	memcpy((uint8_t *)p3 + sizeof(*h), bee_dfa_perms(want), (size_t)nw * 4);
-	return 0;
-}
-
-int bee_narrow_plan(const struct bee_dfa_hdr *live, size_t vs, const struct dfa *want,
-		    struct bee_narrow_plan *plan)
-{
-	size_t want_len;
-	struct bee_dfa_hdr *wimg = NULL;
-	int err = -ENOMEM;
-	memset(plan, 0, sizeof(*plan));
-	for (int i = 0; i < 3; i++)
-		if (!(plan->writes[i] = calloc(1, vs)))
-			goto fail;
-	memcpy(plan->writes[0], live, live->size);
-	err = bee_narrow_dfa(live, want, plan->writes[0], &plan->rep);
-	if (err)
-		goto fail;
-	plan->nwrites = 1;
-	plan->exact = plan->rep.exact;
-	if (plan->exact)
-		return 0;
-	wimg = image_dfa_write(want, &want_len);
-	if (!wimg) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	/* the lowered image stays the fallback in writes[0] until this fits */
-	uint8_t *lowered = plan->writes[0];
-	plan->writes[0] = malloc(vs);
-	if (!plan->writes[0]) {
-		plan->writes[0] = lowered;
-		err = -ENOMEM;
-		goto fail;
-	}
-	if (bee_narrow_replace(live, vs, wimg, plan->writes[0], plan->writes[1], plan->writes[2]) == 0) {
-		free(lowered);
-		plan->nwrites = 3;
-		plan->exact = plan->replaced = true;
-	} else {
-		free(plan->writes[0]);
-		plan->writes[0] = lowered;
-	}
-	free(wimg);
-	return 0;
-fail:
-	free(wimg);
-	bee_narrow_plan_fini(plan);
-	return err;
-}
-
-void bee_narrow_plan_fini(struct bee_narrow_plan *plan)
-{
-	for (int i = 0; i < 3; i++)
-		free(plan->writes[i]);
-	memset(plan, 0, sizeof(*plan));
-}
-
-/* ---- net: an entry's ports from its rules ------------------------------------------------ */
-
-#define PORT_WORDS (65536 / 64)
-
-static void ports_set(uint64_t *bm, unsigned lo, unsigned hi, bool on)
-{
-	for (unsigned p = lo; p <= hi; p++) {
-		if (on)
-			bm[p / 64] |= 1ULL << (p % 64);
-		else
-			bm[p / 64] &= ~(1ULL << (p % 64));
-	}
-}
-
-int bee_narrow_net_value(const struct ir_policy *ir, const unsigned *prov, size_t nprov, unsigned dir,
-			 unsigned proto, const bool *exclude, struct bee_net_value *out)
-{
-	uint64_t grant[PORT_WORDS] = { 0 }, deny[PORT_WORDS] = { 0 };
-	enum ir_rule_kind want = dir == BEE_NET_BIND ? IR_RULE_NET_BIND : IR_RULE_NET_CONNECT;
-	for (size_t i = 0; i < nprov; i++) {
-		if (prov[i] >= ir->nrules)
-			return -EINVAL;
-		const struct ir_rule *r = &ir->rules[prov[i]];
-		if (r->net.proto != proto)
-			continue;
-		if (r->kind == IR_RULE_NET_DENY)
-			ports_set(deny, r->net.port_lo, r->net.port_hi, true);
-		else if (r->kind == want && !(exclude && exclude[prov[i]]))
-			ports_set(grant, r->net.port_lo, r->net.port_hi, true);
-	}
-	int truncated = 0;
-	out->nranges = 0;
-	memset(out->ranges, 0, sizeof(out->ranges));
-	for (unsigned p = 0; p < 65536;) {
-		bool on = (grant[p / 64] & ~deny[p / 64]) >> (p % 64) & 1;
-		if (!on) {
-			p++;
-			continue;
-		}
-		unsigned lo = p;
-		while (p < 65536 && ((grant[p / 64] & ~deny[p / 64]) >> (p % 64) & 1))
-			p++;
-		if (out->nranges == BEE_NET_MAX_RANGES) {
-			truncated = 1;   /* narrower still: never wider */
-			break;
-		}
-		out->ranges[out->nranges].lo = (uint16_t)lo;
-		out->ranges[out->nranges].hi = (uint16_t)(p - 1);
-		out->nranges++;
-	}
-	return truncated;
-}
-
-/* Every port new allows, old allows. */
 static bool net_subset(const struct bee_net_value *n, const struct bee_net_value *o)
 {
 	for (unsigned i = 0; i < n->nranges && i < BEE_NET_MAX_RANGES; i++) {
@@ -485,18 +149,18 @@ static int revocable(struct revoke *rv)
 	const struct bee_mf_rule *r = rv->rule;
 	char t[4300];
 	bee_rule_format(r, t, sizeof(t));
-	if (strcmp(r->kind, "deny") == 0)
+	if (r->rkind == BEE_RULE_FS_DENY || r->rkind == BEE_RULE_NET_DENY)
 		return bee_fail(rv->e, BEE_STAGE_REVOKE, -EPERM,
 				"rule %u '%s' is a deny: revoking it would widen the session, and a revoke only narrows",
 				r->index, t);
-	if (strcmp(r->domain, "env") == 0)
+	if (r->rdomain == BEE_DOMAIN_ENV)
 		return bee_fail(rv->e, BEE_STAGE_REVOKE, -EPERM,
 				"rule %u '%s': the environment was fixed when the tool started; env rules cannot be revoked live",
 				r->index, t);
 	for (size_t i = 0; i < rv->reg.nrevoked; i++)
 		if (rv->reg.revoked[i] == r->index)
 			return bee_fail(rv->e, BEE_STAGE_REVOKE, -EALREADY, "rule %u '%s' is revoked already", r->index, t);
-	if ((strcmp(r->domain, "fs") == 0 || strcmp(r->domain, "exec") == 0) &&
+	if ((r->rdomain == BEE_DOMAIN_FS || r->rdomain == BEE_DOMAIN_EXEC) &&
 	    strcmp(rv->reg.backend, "landlock") == 0)
 		return bee_fail(rv->e, BEE_STAGE_REVOKE, -EOPNOTSUPP,
 				"rule %u '%s': session %s enforces fs and exec with Landlock, which cannot narrow a running "
@@ -507,16 +171,15 @@ static int revocable(struct revoke *rv)
 
 static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 {
-	struct lower_opts lo = { .sz = sizeof(lo), .exclude = rv->exclude };
 	struct lowered *lw = NULL;
 	struct diag_ctx dc;
-	struct bee_narrow_plan plan = { 0 };
+	struct beec_narrow_plan plan = { 0 };
 	uint8_t *live = NULL;
 	struct bpf_map_info info = { 0 };
 	uint32_t info_len = sizeof(info), zero = 0;
 	int fd = -1, err;
 	diag_init(&dc);
-	if ((err = lower_policy(rv->pol.ir, &lo, &dc, &lw)) < 0) {
+	if ((err = beec_policy__lower_without(&rv->pol, rv->exclude, &dc, &lw)) < 0) {
 		err = err == -ENOMEM ? bee_fail(rv->e, BEE_STAGE_REVOKE, -ENOMEM, "out of memory lowering the policy "
 						"without rule %u", rv->rule->index)
 				     : bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "the policy without rule %u does not "
@@ -544,7 +207,7 @@ static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "map '%s' holds no well-formed automaton", map);
 		goto out;
 	}
-	err = bee_narrow_plan(lh, info.value_size, lw->dfa[d], &plan);
+	err = beec_narrow__plan(lh, info.value_size, lw->dfa[d], &plan);
 	if (err) {
 		bee_fail(rv->e, BEE_STAGE_REVOKE, err, "map '%s': %s", map,
 			 err == -EINVAL ? "the policy without the rule would widen it: refused" : strerror(-err));
@@ -566,21 +229,22 @@ static int revoke_dfa(struct revoke *rv, enum ir_domain d, const char *map)
 			 "map '%s': the narrowed automaton does not fit the live map, and the live one cannot tell "
 			 "the rule's strings from others: %u of its states narrowed beyond the rule (e.g. '%s' lost "
 			 "%s%s%s too)", map, plan.rep.states_over, plan.rep.example,
-			 plan.rep.example_lost & 1 ? "read " : "", plan.rep.example_lost & 2 ? "write " : "",
-			 plan.rep.example_lost & 12 ? "execute" : "");
+			 plan.rep.example_lost & BEE_PERM_READ ? "read " : "",
+			 plan.rep.example_lost & BEE_PERM_WRITE ? "write " : "",
+			 plan.rep.example_lost & (BEE_PERM_EXEC | BEE_PERM_EXEC_PINNED) ? "execute" : "");
 out:
 	if (fd >= 0)
 		close(fd);
 	free(live);
-	bee_narrow_plan_fini(&plan);
-	lowered_free(lw);
+	beec_narrow__plan_fini(&plan);
+	beec_lowered__free(lw);
 	diag_fini(&dc);
 	return err;
 }
 
 static int revoke_pins(struct revoke *rv)
 {
-	int fd = pinned_map(rv, "bee_pins");
+	int fd = pinned_map(rv, bee_map_name(BEE_MAP_PINS));
 	struct bee_pin_key k, next;
 	struct bee_pin_value v;
 	if (fd < 0)
@@ -639,14 +303,14 @@ static int revoke_net_map(struct revoke *rv, const char *map)
 		} else {
 			/* the method must give the pack's own value first */
 			nv = packv;
-			bee_narrow_net_value(rv->pol.ir, prov, nprov, dir, proto, NULL, &nv);
+			beec_narrow__net_value(rv->pol.ir, prov, nprov, dir, proto, NULL, &nv);
 			if (memcmp(&nv, &packv, sizeof(nv)) != 0) {
 				err = bee_fail(rv->e, BEE_STAGE_PACK, -EINVAL,
 					       "map '%s': entry %llu is not what its rules give; cannot recompute it",
 					       map, (unsigned long long)i);
 			} else {
 				nv = live;
-				if (bee_narrow_net_value(rv->pol.ir, prov, nprov, dir, proto, rv->exclude, &nv) == 1)
+				if (beec_narrow__net_value(rv->pol.ir, prov, nprov, dir, proto, rv->exclude, &nv) == 1)
 					rv->res->exact = false;
 				if (!net_subset(&nv, &live))
 					err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL,
@@ -666,7 +330,7 @@ static int revoke_net_map(struct revoke *rv, const char *map)
 
 static int bump_gen(struct revoke *rv)
 {
-	int fd = pinned_map(rv, "bee_state");
+	int fd = pinned_map(rv, bee_map_name(BEE_MAP_STATE));
 	uint32_t zero = 0;
 	struct bee_state st;
 	if (fd < 0)
@@ -679,7 +343,8 @@ static int bump_gen(struct revoke *rv)
 		err = -errno;
 	close(fd);
 	if (err)
-		return bee_fail(rv->e, BEE_STAGE_REVOKE, err, "map 'bee_state': %s", strerror(-err));
+		return bee_fail(rv->e, BEE_STAGE_REVOKE, err, "map '%s': %s", bee_map_name(BEE_MAP_STATE),
+				strerror(-err));
 	return 0;
 }
 
@@ -703,15 +368,15 @@ static void audit_record(struct revoke *rv)
 		.resource_len = strlen(res), .pid = getpid(), .comm = "bee-load", .source = "revoke",
 		.reason = "revoked", .rule = r->index,
 	};
-	if (strcmp(r->domain, "fs") == 0) {
+	if (r->rdomain == BEE_DOMAIN_FS) {
 		l.kind = "FileSystem";
-		l.action = strcmp(r->kind, "write") == 0 ? "Write" : "Read";
-	} else if (strcmp(r->domain, "exec") == 0) {
+		l.action = r->rkind == BEE_RULE_FS_WRITE ? "Write" : "Read";
+	} else if (r->rdomain == BEE_DOMAIN_EXEC) {
 		l.kind = "Process";
 		l.action = "Execute";
 	} else {
 		l.kind = "Network";
-		l.action = strcmp(r->kind, "bind") == 0 ? "Listen" : "Connect";
+		l.action = r->rkind == BEE_RULE_NET_BIND ? "Listen" : "Connect";
 	}
 	int err = bee_audit_write(&log, &l);
 	if (err)
@@ -752,17 +417,18 @@ static int revoke_steps(struct revoke *rv, const char *id, const char *spec)
 		if (rv->reg.revoked[i] < rv->pol.ir->nrules)
 			rv->exclude[rv->reg.revoked[i]] = true;
 	rv->exclude[rv->rule->index] = true;
-	const char *dom = rv->rule->domain;
-	if (strcmp(dom, "fs") == 0)
-		err = revoke_dfa(rv, IR_DOMAIN_FS, "bee_fs");
-	else if (strcmp(dom, "exec") == 0) {
-		if ((err = revoke_dfa(rv, IR_DOMAIN_EXEC, "bee_exec")) == 0 && rv->rule->pinned)
+	enum bee_domain dom = rv->rule->rdomain;
+	if (dom == BEE_DOMAIN_FS)
+		err = revoke_dfa(rv, IR_DOMAIN_FS, bee_map_name(BEE_MAP_FS));
+	else if (dom == BEE_DOMAIN_EXEC) {
+		if ((err = revoke_dfa(rv, IR_DOMAIN_EXEC, bee_map_name(BEE_MAP_EXEC))) == 0 && rv->rule->pinned)
 			err = revoke_pins(rv);
-	} else if (strcmp(dom, "net") == 0) {
-		if ((err = revoke_net_map(rv, "bee_net4")) == 0)
-			err = revoke_net_map(rv, "bee_net6");
+	} else if (dom == BEE_DOMAIN_NET) {
+		if ((err = revoke_net_map(rv, bee_map_name(BEE_MAP_NET4))) == 0)
+			err = revoke_net_map(rv, bee_map_name(BEE_MAP_NET6));
 	} else {
-		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "rule %u: unknown domain '%s'", rv->rule->index, dom);
+		err = bee_fail(rv->e, BEE_STAGE_REVOKE, -EINVAL, "rule %u: unknown domain '%s'", rv->rule->index,
+			       rv->rule->domain);
 	}
 	if (err)
 		return err;

@@ -18,6 +18,7 @@
 #include "internal.h"
 
 #include "bee_audit.h"
+#include "bee_names.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -348,10 +349,12 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 		return err;
 	int rb_fd;
 	if ((err = bee_bpf_audit_fds(s->bpf, &rb_fd, &s->lost_fd)) < 0)
-		return bee_fail(e, BEE_STAGE_LOAD, err, "the BPF object has no 'bee_audit' or 'bee_lost' map");
+		return bee_fail(e, BEE_STAGE_LOAD, err, "the BPF object has no '%s' or '%s' map",
+				bee_map_name(BEE_MAP_AUDIT), bee_map_name(BEE_MAP_LOST));
 	s->rb = ring_buffer__new(rb_fd, on_event, s, NULL);
 	if (!s->rb)
-		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer 'bee_audit': %s", strerror(errno));
+		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer '%s': %s", bee_map_name(BEE_MAP_AUDIT),
+				strerror(errno));
 	if (s->backend == BEE_BACKEND_LANDLOCK &&
 	    (err = bee_landlock_ruleset_late(&s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, s->warn,
 					     s->warn_ctx, e)) < 0)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* net_eval.c: LPM-trie lookups and the port scan, as the kernel does them. */
 #include "net_eval.h"
+#include "bee_names.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -166,36 +167,36 @@ int net_eval_maps_check(const struct net_eval_maps *m, char *err, size_t errlen)
 
 	for (size_t i = 0; i < m->n4; i++) {
 		const struct bee_net_key4 *k = &m->keys4[i];
-		rc = key_check(k->prefixlen, k->dir, k->proto, k->zero, k->addr, 32, "bee_net4", i,
+		rc = key_check(k->prefixlen, k->dir, k->proto, k->zero, k->addr, 32, bee_map_name(BEE_MAP_NET4), i,
 			       err, errlen);
 		if (rc < 0)
 			return rc;
-		rc = value_check(&m->values4[i], "bee_net4", i, err, errlen);
+		rc = value_check(&m->values4[i], bee_map_name(BEE_MAP_NET4), i, err, errlen);
 		if (rc < 0)
 			return rc;
 		for (size_t j = 0; j < i; j++)
 			if (memcmp(&m->keys4[j], k, sizeof(*k)) == 0)
-				return check_fail(err, errlen, "bee_net4 entry %zu: same key as entry %zu",
-						  i, j);
+				return check_fail(err, errlen, "%s entry %zu: same key as entry %zu",
+						  bee_map_name(BEE_MAP_NET4), i, j);
 	}
 	for (size_t i = 0; i < m->n6; i++) {
 		const struct bee_net_key6 *k = &m->keys6[i];
-		rc = key_check(k->prefixlen, k->dir, k->proto, k->zero, k->addr, 128, "bee_net6", i,
+		rc = key_check(k->prefixlen, k->dir, k->proto, k->zero, k->addr, 128, bee_map_name(BEE_MAP_NET6), i,
 			       err, errlen);
 		if (rc < 0)
 			return rc;
-		rc = value_check(&m->values6[i], "bee_net6", i, err, errlen);
+		rc = value_check(&m->values6[i], bee_map_name(BEE_MAP_NET6), i, err, errlen);
 		if (rc < 0)
 			return rc;
 		/* lookups of mapped addresses go to bee_net4: such an entry is dead */
 		if (k->prefixlen >= BEE_NET_HDR_BITS + 96 && memcmp(k->addr, mapped, 12) == 0)
 			return check_fail(err, errlen,
-					  "bee_net6 entry %zu: inside ::ffff:0:0/96, which bee_net4 decides",
-					  i);
+					  "%s entry %zu: inside ::ffff:0:0/96, which %s decides",
+					  bee_map_name(BEE_MAP_NET6), i, bee_map_name(BEE_MAP_NET4));
 		for (size_t j = 0; j < i; j++)
 			if (memcmp(&m->keys6[j], k, sizeof(*k)) == 0)
-				return check_fail(err, errlen, "bee_net6 entry %zu: same key as entry %zu",
-						  i, j);
+				return check_fail(err, errlen, "%s entry %zu: same key as entry %zu",
+						  bee_map_name(BEE_MAP_NET6), i, j);
 	}
 	return 0;
 }

@@ -106,6 +106,7 @@ static void mf_make(struct mf *f, const char *const *globs)
 	for (size_t i = 0; globs[i]; i++) {
 		expand(globs[i], f->text[i], sizeof(f->text[i]));
 		f->r[i] = (struct bee_mf_rule){ .index = (unsigned)i, .domain = "fs", .kind = "write",
+						.rdomain = BEE_DOMAIN_FS, .rkind = BEE_RULE_FS_WRITE,
 						.text = f->text[i] };
 		f->m.nrules++;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bee_names.h"
 #include "pack_write.h"
 
 /* The smallest header libbpf would look at: 64-bit, little-endian, EM_BPF. */
@@ -58,25 +59,25 @@ int main(int argc, char **argv)
 
 	/* the least a pack holds */
 	pack_writer_init(&w);
-	pack_writer_add(&w, BEE_PACK_MANIFEST, "manifest", 1, 2, "{}", 2);
-	pack_writer_add(&w, BEE_PACK_SOURCE, "policy.toml", 1, 12, "version = 1\n", 12);
+	pack_writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, 2, "{}", 2);
+	pack_writer_add(&w, BEE_PACK_SOURCE, BEE_SEC_SOURCE, 1, 12, "version = 1\n", 12);
 	bad |= seed_write(argv[1], "seed-minimal", &w);
 
 	/* every kind, odd sizes so that there is padding between sections */
 	pack_writer_init(&w);
-	pack_writer_add(&w, BEE_PACK_SOURCE, "policy.toml", 1, strlen(seed_source), seed_source,
+	pack_writer_add(&w, BEE_PACK_SOURCE, BEE_SEC_SOURCE, 1, strlen(seed_source), seed_source,
 			strlen(seed_source));
 	pack_writer_add(&w, BEE_PACK_MAP_IMAGE, "net4", 12, 5, map_b, sizeof(map_b));
 	pack_writer_add(&w, BEE_PACK_ELF, "policy.bpf.o", 1, sizeof(seed_elf), seed_elf,
 			sizeof(seed_elf));
 	pack_writer_add(&w, BEE_PACK_MAP_IMAGE, "fs_dfa", 16, 3, map_a, sizeof(map_a));
-	pack_writer_add(&w, BEE_PACK_MANIFEST, "manifest", 1, strlen(seed_manifest), seed_manifest,
+	pack_writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, strlen(seed_manifest), seed_manifest,
 			strlen(seed_manifest));
 	bad |= seed_write(argv[1], "seed-full", &w);
 
 	/* an empty map and an empty source */
 	pack_writer_init(&w);
-	pack_writer_add(&w, BEE_PACK_MANIFEST, "manifest", 1, 11, "{\"a\":[1,2]}", 11);
+	pack_writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, 11, "{\"a\":[1,2]}", 11);
 	pack_writer_add(&w, BEE_PACK_MAP_IMAGE, "empty", 8, 0, "", 0);
 	pack_writer_add(&w, BEE_PACK_SOURCE, "s", 1, 0, "", 0);
 	bad |= seed_write(argv[1], "seed-empty", &w);

@@ -4,8 +4,9 @@
  *
  *   bee-verify PACK
  *
- * Opens PACK with the runtime's reader (every field and checksum checked),
- * takes its ELF section (bee's one hook object), specialises it as the
+ * Opens PACK with the runtime's readers (every field and checksum checked;
+ * the manifest through runtime/manifest.h, as every reader), takes its ELF
+ * section (bee's one hook object), specialises it as the
  * manifest says, by its own reading of docs/pack-format.md rather than
  * the loader's code: the manifest's hooks are the programs loaded, and an
  * unlisted one is allowed only for bee_bprm_check without a pinned rule
@@ -28,9 +29,10 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include <jansson.h>
 
 #include "bpflog.h"
+#include "bee_names.h"
+#include "manifest.h"
 #include "pack.h"
 
 __attribute__((format(printf, 2, 3)))
@@ -45,66 +47,36 @@ static int fail(const char *pack, const char *fmt, ...)
 	return -1;
 }
 
-static const json_t *manifest_find(const json_t *arr, const char *key, const char *value)
-{
-	size_t i;
-	const json_t *o;
-	json_array_foreach(arr, i, o) {
-		const char *v = json_string_value(json_object_get(o, key));
-		if (v && !strcmp(v, value))
-			return o;
-	}
-	return NULL;
-}
-
-static long long manifest_int(const json_t *o, const char *key)
-{
-	const json_t *v = json_object_get(o, key);
-	return json_is_integer(v) ? json_integer_value(v) : -1;
-}
-
-static bool manifest_pins(const json_t *manifest)
-{
-	size_t i;
-	const json_t *r;
-	json_array_foreach(json_object_get(manifest, "rules"), i, r)
-		if (json_is_true(json_object_get(r, "pinned")))
-			return true;
-	return false;
-}
-
 /* The manifest's hooks are loaded, by name and section; what it leaves
  * out may only be bee_bprm_check without pins, or a syscall (test) program. */
-static int check_programs(const char *path, struct bpf_object *obj, const json_t *manifest)
+static int check_programs(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
 {
-	const json_t *hooks = json_object_get(manifest, "hooks");
-	bool pins = manifest_pins(manifest);
+	bool pins = bee_manifest_pins(m);
 	struct bpf_program *prog;
 	size_t n = 0;
 	bpf_object__for_each_program(prog, obj) {
 		const char *name = bpf_program__name(prog);
-		const json_t *h = manifest_find(hooks, "program", name);
+		const struct bee_mf_hook *h = bee_manifest_hook(m, name);
 		if (!h) {
-			if ((pins || strcmp(name, "bee_bprm_check")) &&
+			if ((pins || strcmp(name, bee_prog_name(BEE_PROG_BPRM_CHECK))) &&
 			    bpf_program__type(prog) != BPF_PROG_TYPE_SYSCALL)
 				return fail(path, "prog '%s': not listed in the manifest's hooks", name);
 			bpf_program__set_autoload(prog, false);
 			continue;
 		}
-		const char *sec = json_string_value(json_object_get(h, "section"));
-		if (!sec || strcmp(sec, bpf_program__section_name(prog)))
+		if (strcmp(h->section, bpf_program__section_name(prog)))
 			return fail(path, "prog '%s': the manifest says section '%s', the ELF differs",
-				    name, sec ? sec : "(none)");
+				    name, h->section);
 		n++;
 	}
-	if (n != json_array_size(hooks))
+	if (n != m->nhooks)
 		return fail(path, "the manifest lists hooks the ELF does not hold");
 	return 0;
 }
 
 /* Each manifest map is an ELF map of the same key size and flags, sized
  * from the manifest; an ELF map it does not list is not created. */
-static int size_maps(const char *path, struct bpf_object *obj, const json_t *maps)
+static int size_maps(const char *path, struct bpf_object *obj, const struct bee_manifest *mf)
 {
 	struct bpf_map *map;
 	size_t n = 0;
@@ -112,34 +84,30 @@ static int size_maps(const char *path, struct bpf_object *obj, const json_t *map
 		const char *name = bpf_map__name(map);
 		if (bpf_map__is_internal(map))
 			continue;
-		const json_t *m = manifest_find(maps, "name", name);
+		const struct bee_mf_map *m = bee_manifest_map(mf, name);
 		if (!m) {
 			bpf_map__set_autocreate(map, false);
 			continue;
 		}
-		long long key = manifest_int(m, "key_size"), value = manifest_int(m, "value_size");
-		long long entries = manifest_int(m, "max_entries"), flags = manifest_int(m, "flags");
-		if (key != bpf_map__key_size(map) || flags != bpf_map__map_flags(map))
-			return fail(path, "map '%s': key size %u flags %#x in the ELF, %lld %#llx in the manifest",
-				    name, bpf_map__key_size(map), bpf_map__map_flags(map), key, flags);
-		if (value < 0 || value > UINT32_MAX || entries < 0 || entries > UINT32_MAX)
-			return fail(path, "map '%s': the manifest has no valid value_size or max_entries", name);
+		if (m->key_size != bpf_map__key_size(map) || m->flags != bpf_map__map_flags(map))
+			return fail(path, "map '%s': key size %u flags %#x in the ELF, %u %#x in the manifest",
+				    name, bpf_map__key_size(map), bpf_map__map_flags(map), m->key_size, m->flags);
 		int err = 0;
-		if (value != bpf_map__value_size(map))
-			err = bpf_map__set_value_size(map, (__u32)value);
+		if (m->value_size != bpf_map__value_size(map))
+			err = bpf_map__set_value_size(map, m->value_size);
 		if (!err)
-			err = bpf_map__set_max_entries(map, (__u32)entries);
+			err = bpf_map__set_max_entries(map, m->max_entries);
 		if (err)
 			return fail(path, "map '%s': cannot size it: %s", name, strerror(-err));
 		n++;
 	}
-	if (n != json_array_size(maps))
+	if (n != mf->nmaps)
 		return fail(path, "the manifest lists maps the ELF does not hold");
 	return 0;
 }
 
 /* Every global of .rodata from the manifest's "constants", each 4 bytes. */
-static int set_constants(const char *path, struct bpf_object *obj, const json_t *consts)
+static int set_constants(const char *path, struct bpf_object *obj, const struct bee_manifest *m)
 {
 	struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *map, *rodata = NULL;
@@ -159,11 +127,10 @@ static int set_constants(const char *path, struct bpf_object *obj, const json_t 
 		memcpy(data, init, size);
 		for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
 			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
-			const json_t *c = json_object_get(consts, name);
-			if (!json_is_integer(c) || json_integer_value(c) < 0 ||
-			    json_integer_value(c) > UINT32_MAX || v->size != 4 || v->offset + 4 > size)
+			const struct bee_mf_const *c = bee_manifest_const(m, name);
+			if (!c || v->size != 4 || v->offset + 4 > size)
 				return fail(path, "constant '%s': missing from the manifest or not 32-bit", name);
-			__u32 value = (__u32)json_integer_value(c);
+			__u32 value = c->value;
 			memcpy(data + v->offset, &value, sizeof(value));
 			set++;
 		}
@@ -171,9 +138,8 @@ static int set_constants(const char *path, struct bpf_object *obj, const json_t 
 		if (err)
 			return fail(path, "cannot set the object's .rodata: %s", strerror(-err));
 	}
-	if (set != json_object_size(consts))
-		return fail(path, "the manifest sets %zu constants, the object has %zu", json_object_size(consts),
-			    set);
+	if (set != m->nconsts)
+		return fail(path, "the manifest sets %zu constants, the object has %zu", m->nconsts, set);
 	return 0;
 }
 
@@ -182,6 +148,8 @@ static int verify(const char *path)
 	char err[BEE_PACK_ERRLEN];
 	struct bee_pack *pack = NULL;
 	struct bpf_object *obj = NULL;
+	struct bee_manifest m;
+	bool read = false;
 	int rc = -1, e;
 
 	e = bee_pack__open_file(path, &pack, err, sizeof(err));
@@ -189,28 +157,24 @@ static int verify(const char *path)
 		fprintf(stderr, "bee-verify: '%s': %s\n", path, err);
 		goto out;
 	}
-	const json_t *manifest = bee_pack__manifest(pack);
-	const char *name = json_string_value(json_object_get(manifest, "name"));
-	const json_t *hooks = json_object_get(manifest, "hooks");
-	const json_t *maps = json_object_get(manifest, "maps");
-	if (!name || !json_is_array(hooks) || !json_is_array(maps)) {
-		fail(path, "the manifest lacks a name, hooks or maps");
+	if (bee_manifest_read(pack, &m, err, sizeof(err)) < 0) {
+		fail(path, "manifest: %s", err);
 		goto out;
 	}
+	read = true;
 	const struct bee_pack_section_info *elf = bee_pack__find(pack, BEE_PACK_ELF, NULL);
 	if (!elf) {
 		fail(path, "the pack holds no BPF object");
 		goto out;
 	}
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = name);
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = m.name);
 	obj = bpf_object__open_mem(elf->data, elf->size, &oo);
 	if (!obj) {
 		fail(path, "libbpf cannot open the BPF object: %s", strerror(errno));
 		bpflog_print_tail("bee-verify", 40);
 		goto out;
 	}
-	if (check_programs(path, obj, manifest) || size_maps(path, obj, maps) ||
-	    set_constants(path, obj, json_object_get(manifest, "constants")))
+	if (check_programs(path, obj, &m) || size_maps(path, obj, &m) || set_constants(path, obj, &m))
 		goto out;
 	e = bpf_object__load(obj);
 	if (e) {
@@ -245,10 +209,12 @@ static int verify(const char *path)
 		goto out;
 	}
 	printf("bee-verify: %s: %u programs verified (%u lsm, %u cgroup), %zu maps sized from the manifest\n",
-	       name, nprog, nlsm, nprog - nlsm, json_array_size(maps));
+	       m.name, nprog, nlsm, nprog - nlsm, m.nmaps);
 	rc = 0;
 out:
 	bpf_object__close(obj);
+	if (read)
+		bee_manifest_fini(&m);
 	bee_pack__close(pack);
 	return rc;
 }
