@@ -352,6 +352,11 @@ struct bee_seccomp {
 	struct sock_fprog prog;     /* filter malloc'ed */
 };
 int bee_seccomp_build(uint32_t allowed, struct bee_seccomp *out, struct bee_error *e);
+/* bee_seccomp_build's filter, read from state_dir when a session of this
+ * build made it before (a file per key of what the filter is made of:
+ * the groups let through, bee's refusals, the architecture, libseccomp's
+ * version), else built and kept there. Stage SECCOMP. */
+int bee_seccomp_get(const char *state_dir, uint32_t allowed, struct bee_seccomp *out, struct bee_error *e);
 void bee_seccomp_fini(struct bee_seccomp *f);
 
 /* ---- launch.c (the process tree) ---------------------------------------------------- */
@@ -383,7 +388,7 @@ struct bee_init {
 struct bee_init_spec {
 	int cgroup_fd;              /* init is cloned into it */
 	const struct bee_mountns *mountns;   /* NULL: the launcher's mount namespace */
-	uint32_t syscalls_allowed;  /* the filter's groups let through (seccomp.c) */
+	const struct sock_fprog *filter;     /* the tool's system call filter */
 };
 
 /* Clones init; it sets up on its own meanwhile. A failure there is seen

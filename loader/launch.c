@@ -22,7 +22,6 @@
  *   bee_mountns_enter           private mounts, a /proc of the new pid namespace,
  *                               bee's objects covered, the tree read-only
  *                               (mountns.c)
- *   bee_seccomp_build           the tool's filter, in the memory it will share
  *   READY on the report socket, then waits for bee-load's go
  *
  * bee_launch writes the tool's command into the arena (MAP_SHARED, mapped
@@ -56,8 +55,7 @@
  * A failure in init or in the tool is written as (stage, errno, call) to a
  * socket that exec closes (SOCK_CLOEXEC; init closes its end once the tool
  * is forked), so bee-load knows whether the tool started, and why not: the
- * tool never "half starts". init and the tool only make system calls
- * (init also runs libseccomp, in its own copy of bee-load's memory).
+ * tool never "half starts". init and the tool only make system calls.
  */
 #include "internal.h"
 
@@ -296,7 +294,7 @@ struct tool_plan {
 /* What init has from its clone on, in its copy of bee-load's memory. */
 struct init_plan {
 	const struct bee_mountns *mountns;
-	uint32_t syscalls_allowed;
+	const struct sock_fprog *filter;
 	int report;                 /* init's end of the report socket */
 	int status;                 /* the status pipe's writing end */
 	int memfd_noexec;           /* /proc/sys/vm/memfd_noexec, opened by bee-load; -1: none */
@@ -572,15 +570,6 @@ static void init_main(const struct init_plan *ip)
 			child_fail(fd, BEE_STAGE_NAMESPACE, what);
 		}
 	}
-	/* built here, in parallel with bee-load's loading, and in the memory
-	 * the tool shares (its CLONE_VM below) */
-	struct bee_seccomp filter;
-	struct bee_error e;
-	int err = bee_seccomp_build(ip->syscalls_allowed, &filter, &e);
-	if (err) {
-		errno = -err;
-		child_fail(fd, BEE_STAGE_SECCOMP, "seccomp filter");
-	}
 	report_send(fd, REPORT_READY, 0, "");
 
 	int rfd;
@@ -592,7 +581,7 @@ static void init_main(const struct init_plan *ip)
 		child_fail(fd, BEE_STAGE_LAUNCH, "go");
 	}
 	struct tool_ctx c = { .tp = ip->tp, .report = fd, .status = ip->status, .ruleset_fd = rfd,
-			      .seccomp = &filter.prog };
+			      .seccomp = ip->filter };
 	/* a handler, so that no signal from outside is dropped for pid 1 */
 	struct sigaction sa = { .sa_handler = on_signal };
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
@@ -714,7 +703,7 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 	if (arena == MAP_FAILED)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the launch's shared memory: %s", strerror(errno));
 	in->arena = arena;
-	struct init_plan ip = { .mountns = spec->mountns, .syscalls_allowed = spec->syscalls_allowed,
+	struct init_plan ip = { .mountns = spec->mountns, .filter = spec->filter,
 				.memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
 				.fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .tp = arena };
 	if (ip.memfd_noexec < 0 && errno != ENOENT) {

@@ -37,8 +37,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -203,4 +207,85 @@ void bee_seccomp_fini(struct bee_seccomp *f)
 {
 	free(f->prog.filter);
 	memset(f, 0, sizeof(*f));
+}
+
+/* ---- the cache ---------------------------------------------------------------------- */
+
+/* What the filter is made of: the groups let through, the refused calls
+ * and arguments of this build, the architecture and libseccomp's version.
+ * Equal keys give equal filters. */
+static uint64_t filter_key(uint32_t allowed)
+{
+	XXH3_state_t *st = XXH3_createState();
+	uint64_t k = 0;
+	if (!st)
+		return 0;
+	const struct scmp_version *v = seccomp_version();
+	uint32_t arch = seccomp_arch_native();
+	XXH3_64bits_reset(st);
+	XXH3_64bits_update(st, BEE_LOAD_VERSION, sizeof(BEE_LOAD_VERSION));
+	XXH3_64bits_update(st, &allowed, sizeof(allowed));
+	XXH3_64bits_update(st, &arch, sizeof(arch));
+	if (v)
+		XXH3_64bits_update(st, v, sizeof(*v));
+	for (int g = 0; g < BEE_SYSCALLS_COUNT; g++)
+		XXH3_64bits_update(st, bee_syscall_groups[g].calls, strlen(bee_syscall_groups[g].calls) + 1);
+	XXH3_64bits_update(st, ns_flags, sizeof(ns_flags));
+	XXH3_64bits_update(st, families_allowed, sizeof(families_allowed));
+	XXH3_64bits_update(st, personas_allowed, sizeof(personas_allowed));
+	k = XXH3_64bits_digest(st);
+	XXH3_freeState(st);
+	return k;
+}
+
+/* The cached filter at path: this user's own regular file that no one
+ * else may write, a whole number of instructions. 0, or -errno (then it
+ * is built again). */
+static int cache_read(const char *path, struct bee_seccomp *out)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int err = -EINVAL;
+	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid() || (sb.st_mode & 022) ||
+	    sb.st_size <= 0 || sb.st_size % (off_t)sizeof(struct sock_filter) ||
+	    sb.st_size / (off_t)sizeof(struct sock_filter) > BPF_MAXINSNS)
+		goto out;
+	struct sock_filter *insns = malloc((size_t)sb.st_size);
+	if (!insns) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (pread(fd, insns, (size_t)sb.st_size, 0) != sb.st_size) {
+		free(insns);
+		goto out;
+	}
+	out->prog.filter = insns;
+	out->prog.len = (unsigned short)(sb.st_size / (off_t)sizeof(*insns));
+	err = 0;
+out:
+	close(fd);
+	return err;
+}
+
+int bee_seccomp_get(const char *state_dir, uint32_t allowed, struct bee_seccomp *out, struct bee_error *e)
+{
+	memset(out, 0, sizeof(*out));
+	int err = bee_fault(BEE_STAGE_SECCOMP);
+	if (err)
+		return bee_fail(e, BEE_STAGE_SECCOMP, err, "injected fault");
+	char path[PATH_MAX];
+	uint64_t key = filter_key(allowed);
+	bool cached = key && snprintf(path, sizeof(path), "%s/seccomp-%016llx.bpf", state_dir,
+				      (unsigned long long)key) < (int)sizeof(path);
+	if (cached && cache_read(path, out) == 0)
+		return 0;
+	if ((err = bee_seccomp_build(allowed, out, e)) < 0)
+		return err;
+	/* kept for the next session; a cache that cannot be written only
+	 * costs the next one the build again */
+	if (cached)
+		bee_write_atomic(path, (const char *)out->prog.filter, out->prog.len * sizeof(struct sock_filter));
+	return 0;
 }

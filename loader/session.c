@@ -60,6 +60,7 @@ struct bee_session {
 	struct bee_ll_lates ll_late;        /* rules init adds on its own /proc, cgroup2 */
 	struct bee_user user;
 	struct bee_mountns *mountns;        /* init's, planned here */
+	struct bee_seccomp filter;          /* the tool's, in init's copy of this memory */
 	struct bee_init init;
 
 	struct bee_audit_log log;
@@ -332,12 +333,13 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if ((err = bee_cgroup_create(s->cgroup, &s->cgroup_fd, e)) < 0)
 		return err;
 	s->cgroup_made = true;
-	/* init builds its namespaces, mounts and the tool's filter while the
-	 * programs load below (the other core's work) */
-	struct bee_init_spec is = { .cgroup_fd = s->cgroup_fd, .syscalls_allowed = s->mf.syscalls_allowed };
-	if ((err = bee_mountns_plan(&s->mf, s->state_dir, &s->mountns, e)) < 0)
+	/* init builds its namespaces and mounts while the programs load
+	 * below (the other core's work); the filter is ready made, from the
+	 * state directory's cache after the first session */
+	if ((err = bee_seccomp_get(s->state_dir, s->mf.syscalls_allowed, &s->filter, e)) < 0 ||
+	    (err = bee_mountns_plan(&s->mf, s->state_dir, &s->mountns, e)) < 0)
 		return err;
-	is.mountns = s->mountns;
+	struct bee_init_spec is = { .cgroup_fd = s->cgroup_fd, .mountns = s->mountns, .filter = &s->filter.prog };
 	if ((err = bee_init_start(&is, &s->init, e)) < 0)
 		return err;
 	struct bee_bpf_opts bo = {
@@ -647,6 +649,7 @@ void bee_session__close(struct bee_session *s)
 	bee_registry_entry_fini(&s->reg);
 	bee_init_fini(&s->init);
 	bee_mountns_free(s->mountns);
+	bee_seccomp_fini(&s->filter);
 	bee_user_fini(&s->user);
 	if (s->epfd >= 0)
 		close(s->epfd);

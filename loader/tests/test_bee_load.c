@@ -851,11 +851,45 @@ static void test_seccomp(void **state_)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
 		off += (size_t)snprintf(script + off, sizeof(script) - off, "%s sys %s; ", probe, rows[i].call);
 	struct run in, out;
-	/* as root too: the filter, not the missing capabilities, refuses */
-	for (int as_root = 0; as_root < 2; as_root++) {
+	/* as root too: the filter, not the missing capabilities, refuses.
+	 * Pass 0 builds the filter and keeps it in the state directory, pass
+	 * 1 reads it back; before pass 2 a filter that lets everything
+	 * through is planted in its place, writable by anyone: bee-load must
+	 * not take it, and writes its own again. */
+	for (int pass = 0; pass < 3; pass++) {
+		bool as_root = pass == 1;
+		char cache[512] = "";
+		DIR *d = opendir(state);   /* made by the first session */
+		assert_true(d || pass == 0);
+		for (struct dirent *de; d && (de = readdir(d));)
+			if (strncmp(de->d_name, "seccomp-", 8) == 0)
+				snprintf(cache, sizeof(cache), "%s/%s", state, de->d_name);
+		if (d)
+			closedir(d);
+		struct stat cs;
+		if (pass > 0) {
+			assert_true(cache[0]);
+			assert_int_equal(stat(cache, &cs), 0);
+			assert_int_equal(cs.st_mode & 0777, 0600);
+			assert_int_equal(cs.st_uid, 0);
+			assert_int_equal(cs.st_size % 8, 0);
+		}
+		if (pass == 2) {
+			const unsigned char allow[8] = { 0x06, 0, 0, 0, 0, 0, 0xff, 0x7f };   /* RET ALLOW */
+			int fd = open(cache, O_WRONLY | O_TRUNC);
+			assert_true(fd >= 0);
+			assert_int_equal(write(fd, allow, sizeof(allow)), (ssize_t)sizeof(allow));
+			close(fd);
+			assert_int_equal(chmod(cache, 0666), 0);
+		}
 		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--user", as_root ? "root" : "nobody", pack, "--",
 				       "/usr/bin/sh", "-c", script, NULL };
 		run(&in, argv, NULL, 20000);
+		if (pass == 2) {
+			assert_int_equal(stat(cache, &cs), 0);
+			assert_int_equal(cs.st_mode & 0777, 0600);
+			assert_true(cs.st_size > 8);
+		}
 		assert_int_equal(in.status, 0);
 		run_nobody(&out, script);
 		assert_int_equal(out.status, 0);
