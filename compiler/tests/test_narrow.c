@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "policy_text.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,33 +32,6 @@
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-struct policy {
-	struct beec_policy p;
-	struct diag_ctx dc;
-};
-
-static void policy_text(struct policy *pol, const char *text)
-{
-	static const char *const defs[] = { "HOME=/home/dev", "PROJECT=/home/dev/src/app" };
-	struct beec_opts o = { .sz = sizeof(o), .defines = defs, .ndefines = 2 };
-	memset(pol, 0, sizeof(*pol));
-	diag_init(&pol->dc);
-	pol->p.src = source_new("t.toml", text, strlen(text));
-	int err = beec_policy__parse(&pol->p, &pol->dc);
-	if (!err)
-		err = beec_policy__build(&pol->p, &o, &pol->dc);
-	if (!err)
-		err = beec_policy__lower(&pol->p, &o, &pol->dc);
-	if (err)
-		diag_print(&pol->dc, stderr);
-	assert_int_equal(err, 0);
-}
-
-static void policy_free(struct policy *pol)
-{
-	beec_policy__fini(&pol->p);
-	diag_fini(&pol->dc);
-}
 
 /* ---- automata --------------------------------------------------------------------- */
 

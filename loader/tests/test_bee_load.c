@@ -79,6 +79,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "repack.h"
+
 #define NOBODY 65534                  /* the tool's user by default */
 
 static char secret[160];               /* world-readable, outside the policy: Landlock's denial */
@@ -1915,36 +1917,6 @@ static void no_bpffs_child(const char *out, const char *err, const char *state_d
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 95);
 }
 
-/* pack with its manifest edited by edit (NULL: unchanged) into out. */
-static void repack(const char *out, void (*edit)(json_t *m))
-{
-	struct bee_pack *p;
-	char msg[256];
-	assert_int_equal(bee_pack__open_file(pack, &p, msg, sizeof(msg)), 0);
-	json_t *m = json_deep_copy(bee_pack__manifest(p));
-	if (edit)
-		edit(m);
-	char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	struct pack_writer w;
-	pack_writer_init(&w);
-	for (uint32_t i = 0; i < bee_pack__section_count(p); i++) {
-		const struct bee_pack_section_info *s = bee_pack__section(p, i);
-		if (s->kind == BEE_PACK_MANIFEST)
-			assert_int_equal(pack_writer_add(&w, s->kind, s->name, 1, strlen(text), text, strlen(text)), 0);
-		else
-			assert_int_equal(pack_writer_add(&w, s->kind, s->name, s->elem_width, s->elem_count, s->data,
-							 s->size), 0);
-	}
-	uint8_t *buf;
-	size_t len;
-	assert_int_equal(pack_writer_finish(&w, &buf, &len), 0);
-	assert_int_equal(bee_write_atomic(out, (const char *)buf, len), 0);
-	free(buf);
-	free(text);
-	json_decref(m);
-	pack_writer_release(&w);
-	bee_pack__close(p);
-}
 
 /* The element of array a whose key is value. */
 static size_t array_find(json_t *a, const char *key, const char *value)
@@ -1960,35 +1932,41 @@ static size_t array_find(json_t *a, const char *key, const char *value)
 	return 0;
 }
 
-static void drop_file_open(json_t *m)
+static void drop_file_open(json_t *m, void *ctx)
 {
+	(void)ctx;
 	json_t *h = json_object_get(m, "hooks");
 	json_array_remove(h, array_find(h, "program", "bee_file_open"));
 }
 
-static void drop_connect4(json_t *m)
+static void drop_connect4(json_t *m, void *ctx)
 {
+	(void)ctx;
 	json_t *h = json_object_get(m, "hooks");
 	json_array_remove(h, array_find(h, "program", "bee_connect4"));
 }
 
-static void drop_fs_size(json_t *m)
+static void drop_fs_size(json_t *m, void *ctx)
 {
+	(void)ctx;
 	json_object_del(json_object_get(m, "constants"), "bee_fs_image_size");
 }
 
-static void extra_const(json_t *m)
+static void extra_const(json_t *m, void *ctx)
 {
+	(void)ctx;
 	json_object_set_new(json_object_get(m, "constants"), "bee_no_such_global", json_integer(1));
 }
 
-static void big_const(json_t *m)
+static void big_const(json_t *m, void *ctx)
 {
+	(void)ctx;
 	json_object_set_new(json_object_get(m, "constants"), "bee_audit_mode", json_integer(1ll << 32));
 }
 
-static void net4_flags(json_t *m)
+static void net4_flags(json_t *m, void *ctx)
 {
+	(void)ctx;
 	json_t *a = json_object_get(m, "maps");
 	json_object_set_new(json_array_get(a, array_find(a, "name", "bee_net4")), "flags", json_integer(0));
 }
@@ -2000,7 +1978,7 @@ static void test_specialise(void **state_)
 	(void)state_;
 	static const struct {
 		const char *what;
-		void (*edit)(json_t *m);
+		void (*edit)(json_t *m, void *ctx);
 		const char *err;        /* NULL: runs */
 	} rows[] = {
 		{ "unchanged", NULL, NULL },
@@ -2016,7 +1994,7 @@ static void test_specialise(void **state_)
 	snprintf(edited, sizeof(edited), "%s/edited.bpfpack", tmp);
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct run r;
-		repack(edited, rows[i].edit);
+		test_repack(pack, edited, rows[i].edit, NULL);
 		unlink(marker);
 		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), edited, "--", "/usr/bin/touch", marker, NULL };
 		run(&r, argv, NULL, 20000);

@@ -47,37 +47,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "compiler/tests/policy_text.h"
+#include "repack.h"
+
 static char tmpdir[64];
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-struct policy {
-	struct beec_policy p;
-	struct diag_ctx dc;
-};
-
-static void policy_text(struct policy *pol, const char *text)
-{
-	static const char *const defs[] = { "HOME=/home/dev", "PROJECT=/home/dev/src/app" };
-	struct beec_opts o = { .sz = sizeof(o), .defines = defs, .ndefines = 2 };
-	memset(pol, 0, sizeof(*pol));
-	diag_init(&pol->dc);
-	pol->p.src = source_new("t.toml", text, strlen(text));
-	int err = beec_policy__parse(&pol->p, &pol->dc);
-	if (!err)
-		err = beec_policy__build(&pol->p, &o, &pol->dc);
-	if (!err)
-		err = beec_policy__lower(&pol->p, &o, &pol->dc);
-	if (err)
-		diag_print(&pol->dc, stderr);
-	assert_int_equal(err, 0);
-}
-
-static void policy_free(struct policy *pol)
-{
-	beec_policy__fini(&pol->p);
-	diag_fini(&pol->dc);
-}
 
 /* The policy's pack in tmpdir/name, through libbeec. */
 static void pack_write(const char *text, const char *name, char *path, size_t size)
@@ -408,41 +384,13 @@ static void test_env(void **state)
 
 /* ---- [syscalls] in the manifest ---------------------------------------------------------- */
 
-/* The pack at path again, as out, with its manifest's "syscalls" set to v
- * (NULL: removed); every other section as it was. */
-static void repack_syscalls(const char *path, const char *out, json_t *v)
+/* The manifest's "syscalls" set to ctx (NULL: removed). */
+static void set_syscalls(json_t *m, void *ctx)
 {
-	struct bee_pack *p;
-	char err[256];
-	assert_int_equal(bee_pack__open_file(path, &p, err, sizeof(err)), 0);
-	json_t *m = json_deep_copy(bee_pack__manifest(p));
-	if (v)
-		json_object_set_new(m, "syscalls", v);
+	if (ctx)
+		json_object_set_new(m, "syscalls", ctx);
 	else
 		json_object_del(m, "syscalls");
-	char *text = json_dumps(m, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	struct pack_writer w;
-	pack_writer_init(&w);
-	for (uint32_t i = 0; i < bee_pack__section_count(p); i++) {
-		const struct bee_pack_section_info *s = bee_pack__section(p, i);
-		if (s->kind == BEE_PACK_MANIFEST)
-			assert_int_equal(pack_writer_add(&w, s->kind, s->name, 1, strlen(text), text, strlen(text)), 0);
-		else
-			assert_int_equal(pack_writer_add(&w, s->kind, s->name, s->elem_width, s->elem_count, s->data,
-							 s->size), 0);
-	}
-	uint8_t *buf;
-	size_t len;
-	assert_int_equal(pack_writer_finish(&w, &buf, &len), 0);
-	FILE *f = fopen(out, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	fclose(f);
-	free(buf);
-	free(text);
-	json_decref(m);
-	pack_writer_release(&w);
-	bee_pack__close(p);
 }
 
 /* The policy's [syscalls] allow reaches bee_manifest.syscalls_allowed as
@@ -491,7 +439,7 @@ static void test_syscalls_manifest(void **state)
 	};
 	snprintf(bad, sizeof(bad), "%s/sys-bad.bpfpack", tmpdir);
 	for (size_t i = 0; i < sizeof(tampered) / sizeof(tampered[0]); i++) {
-		repack_syscalls(path, bad, json_loads(tampered[i].json, JSON_DECODE_ANY, NULL));
+		test_repack(path, bad, set_syscalls, json_loads(tampered[i].json, JSON_DECODE_ANY, NULL));
 		int rc = bee_pack_load(bad, &p, &m, &e);
 		if (!tampered[i].msg) {
 			assert_int_equal(rc, 0);
