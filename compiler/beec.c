@@ -603,7 +603,7 @@ static int cmd_query(int argc, char **argv)
 	beec_diag_init(&notes);
 	status = load_to(&pol, argv[optind], DUMP_NET, &opts, &dc);
 	if (status == 0) {
-		struct query_result r;
+		struct beec_answer r;
 		if (query_run(pol.lw, &q, &r) < 0) {
 			fprintf(stderr, "beec: query failed\n");
 			status = EXIT_POLICY;

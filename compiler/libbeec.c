@@ -311,27 +311,19 @@ static int beec_policy__query_body(const struct beec_policy *p, const char *kind
 				   size_t msglen)
 {
 	struct query q;
-	struct query_result r;
 	memset(a, 0, sizeof(*a));
 	if (query_parse(kind, action, resource, &q, msg, msglen) < 0)
 		return -EINVAL;
-	int err = query_run(p->lw, &q, &r);
+	int err = query_run(p->lw, &q, a);
 	if (err < 0)
 		return err == -ENOMEM ? err : -EDOM;
 	struct diag_ctx notes;
 	diag_init(&notes);
-	err = query_explain(p->lw, &q, &r, explain, &notes);
+	err = query_explain(p->lw, &q, a, explain, &notes);
 	diag_print(&notes, explain);
 	diag_fini(&notes);
 	if (err < 0)
 		return -ENOMEM;
-	a->allow = r.allow;
-	a->too_long = r.too_long;
-	a->pinned = r.pinned;
-	a->injected = r.injected;
-	_Static_assert(sizeof(a->rules) == sizeof(r.rules), "beec_answer.rules is query_result's");
-	a->nrules = r.nrules < 16 ? r.nrules : 16;
-	memcpy(a->rules, r.rules, a->nrules * sizeof(a->rules[0]));
 	return 0;
 }
 

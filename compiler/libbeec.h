@@ -36,6 +36,7 @@
 #include "ir.h"
 #include "lower.h"
 #include "narrow.h"
+#include "query.h"
 #include "toml.h"
 
 #include <stdbool.h>
@@ -127,15 +128,8 @@ void beec_lowered__free(struct lowered *lw);
  * widens, at the child rule responsible), -ENOMEM. */
 int beec_lowered__check_subset(const struct lowered *child, const struct lowered *parent, struct diag_ctx *dc);
 
-/* A query as `beec query KIND ACTION RESOURCE` takes it. */
-struct beec_answer {
-	bool allow;
-	bool too_long;              /* a path over the kernel's bound: denied */
-	bool pinned;                /* allowed only as the pinned file */
-	bool injected;              /* env: the policy sets it */
-	unsigned rules[16];         /* the rules that decided, ascending */
-	size_t nrules;
-};
+/* A query as `beec query KIND ACTION RESOURCE` takes it: struct
+ * beec_answer (query.h). */
 /* 0 when the query is well formed; otherwise -EINVAL and why in msg. */
 int beec_query__check(const char *kind, const char *action, const char *resource, char *msg, size_t msglen);
 /* Answers the query from p's automata and network sets as beec query

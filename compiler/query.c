@@ -78,7 +78,7 @@ int query_parse(const char *kind, const char *action, const char *resource,
 	return 0;
 }
 
-static void result_add_rule(struct query_result *r, unsigned rule)
+static void result_add_rule(struct beec_answer *r, unsigned rule)
 {
 	if (r->nrules < sizeof(r->rules) / sizeof(r->rules[0]))
 		r->rules[r->nrules++] = rule;
@@ -87,7 +87,7 @@ static void result_add_rule(struct query_result *r, unsigned rule)
 /* The rules the resource matches that bear on the bit asked for: grants of
  * it and denies of it, in policy order. */
 static void result_rules_of(const struct lowered *lw, const struct dfa *d, const char *resource,
-			    uint32_t want, struct query_result *r)
+			    uint32_t want, struct beec_answer *r)
 {
 	unsigned *ids = NULL;
 	size_t n = dfa_string_rules(d, resource, strlen(resource), &ids);
@@ -119,7 +119,7 @@ static void result_rules_of(const struct lowered *lw, const struct dfa *d, const
 	free(ids);
 }
 
-static int query_run_dfa(const struct lowered *lw, const struct query *q, struct query_result *r)
+static int query_run_dfa(const struct lowered *lw, const struct query *q, struct beec_answer *r)
 {
 	const struct dfa *d = lw->dfa[q->domain];
 	if (q->domain == IR_DOMAIN_ENV) {
@@ -167,7 +167,7 @@ static bool net_rule_holds(const struct ir_net *r, const struct ir_net *q)
 	return true;
 }
 
-static int query_run_net(const struct lowered *lw, const struct query *q, struct query_result *r)
+static int query_run_net(const struct lowered *lw, const struct query *q, struct beec_answer *r)
 {
 	struct netset_image img;
 	if (netset_image_build(lw->net, &img) < 0)
@@ -203,7 +203,7 @@ static int query_run_net(const struct lowered *lw, const struct query *q, struct
 	return 0;
 }
 
-static int query_run_body(const struct lowered *lw, const struct query *q, struct query_result *r)
+static int query_run_body(const struct lowered *lw, const struct query *q, struct beec_answer *r)
 {
 	memset(r, 0, sizeof(*r));
 	switch (q->domain) {
@@ -219,7 +219,7 @@ static int query_run_body(const struct lowered *lw, const struct query *q, struc
 	abort();
 }
 
-int query_run(const struct lowered *lw, const struct query *q, struct query_result *r)
+int query_run(const struct lowered *lw, const struct query *q, struct beec_answer *r)
 {
 	return MEM_PROTECT(-ENOMEM, query_run_body(lw, q, r));
 }
@@ -246,7 +246,7 @@ static const char *rule_role(const struct ir_rule *rule)
 }
 
 static void query_explain_body(const struct lowered *lw, const struct query *q,
-		   const struct query_result *r, FILE *out, struct diag_ctx *notes)
+		   const struct beec_answer *r, FILE *out, struct diag_ctx *notes)
 {
 	fprintf(out, "%s %s %s %s\n", r->allow ? "Allow" : "Deny", q->kind, q->action, q->resource);
 	if (r->too_long)
@@ -272,7 +272,7 @@ static void query_explain_body(const struct lowered *lw, const struct query *q,
 }
 
 int query_explain(const struct lowered *lw, const struct query *q,
-		   const struct query_result *r, FILE *out, struct diag_ctx *notes)
+		   const struct beec_answer *r, FILE *out, struct diag_ctx *notes)
 {
 	return MEM_PROTECT(-ENOMEM, (query_explain_body(lw, q, r, out, notes), 0));
 }

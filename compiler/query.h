@@ -28,7 +28,8 @@ struct query {
 int query_parse(const char *kind, const char *action, const char *resource,
 		struct query *q, char *err, size_t errlen);
 
-struct query_result {
+/* What a query decided (libbeec.h's beec_policy__query gives it too). */
+struct beec_answer {
 	bool allow;
 	bool too_long;              /* a path over the kernel's bound: denied */
 	bool pinned;                /* allowed only as the pinned file */
@@ -37,11 +38,11 @@ struct query_result {
 	size_t nrules;
 };
 
-int query_run(const struct lowered *lw, const struct query *q, struct query_result *r);
+int query_run(const struct lowered *lw, const struct query *q, struct beec_answer *r);
 
 /* "Allow fs read /x" on out, then each deciding rule as a note with its
  * source line on notes (a diag_ctx the caller prints). */
 int query_explain(const struct lowered *lw, const struct query *q,
-		   const struct query_result *r, FILE *out, struct diag_ctx *notes);
+		   const struct beec_answer *r, FILE *out, struct diag_ctx *notes);
 
 #endif

@@ -142,7 +142,7 @@ static int stage_query(struct sweep *s)
 	};
 	for (size_t i = 0; i < ARRAY_LEN(q); i++) {
 		struct query qq;
-		struct query_result r;
+		struct beec_answer r;
 		char err[128];
 		assert_int_equal(query_parse(q[i][0], q[i][1], q[i][2], &qq, err, sizeof(err)), 0);
 		int rc = query_run(s->pol.lw, &qq, &r);

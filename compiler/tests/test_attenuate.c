@@ -168,12 +168,12 @@ static void compiled_free(struct compiled *c)
 	source_free(c->src);
 }
 
-static struct query_result ask(const struct compiled *c, const char *kind, const char *action,
+static struct beec_answer ask(const struct compiled *c, const char *kind, const char *action,
 			       const char *resource)
 {
 	struct query q;
 	char err[256];
-	struct query_result r;
+	struct beec_answer r;
 	if (query_parse(kind, action, resource, &q, err, sizeof(err)) < 0)
 		fail_msg("query %s %s %s: %s", kind, action, resource, err);
 	assert_int_equal(query_run(c->lw, &q, &r), 0);
@@ -181,7 +181,7 @@ static struct query_result ask(const struct compiled *c, const char *kind, const
 }
 
 /* What the holder of a query result may do: pinned exec counts less. */
-static int strength(const struct query_result *r)
+static int strength(const struct beec_answer *r)
 {
 	return r->allow ? (r->pinned ? 1 : 2) : 0;
 }
@@ -204,8 +204,8 @@ static void confirm(const struct compiled *child, const struct compiled *parent,
 		}
 		break;
 	case IR_DOMAIN_EXEC: {
-		struct query_result c = ask(child, kind, "execute", w->example);
-		struct query_result p = ask(parent, kind, "execute", w->example);
+		struct beec_answer c = ask(child, kind, "execute", w->example);
+		struct beec_answer p = ask(parent, kind, "execute", w->example);
 		ok = strength(&c) > strength(&p);
 		break;
 	}
@@ -245,7 +245,7 @@ static void sample_subset(const struct compiled *child, const struct compiled *p
 					 (unsigned long long)seed, act, path, ctext, ptext);
 		}
 		snprintf(path, sizeof(path), "/bin/%s", PICK(seg_path));
-		struct query_result c = ask(child, "exec", "execute", path), p = ask(parent, "exec", "execute", path);
+		struct beec_answer c = ask(child, "exec", "execute", path), p = ask(parent, "exec", "execute", path);
 		if (strength(&c) > strength(&p))
 			fail_msg("check said subset, but the child may run '%s'\nchild:\n%s\nparent:\n%s",
 				 path, ctext, ptext);
