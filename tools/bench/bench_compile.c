@@ -59,7 +59,7 @@ static int bench_file(const char *path, const char *label)
 		diag_fini(&dc);
 		beec_policy__fini(&p);
 	}
-	printf("  %-28s %5zu rules  parse+schema %7.2f ms  lower %8.2f ms  codegen+clang+pack %7.1f ms"
+	printf("  %-28s %5zu rules  parse+schema %7.2f ms  lower %8.2f ms  codegen+pack %7.2f ms"
 	       "  fs %5zu states  pack %zu bytes\n",
 	       label ? label : path, rules, best_load * 1e3, best_lower * 1e3, best_pack * 1e3, fs_states, pack_len);
 	return 0;
