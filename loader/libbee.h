@@ -210,8 +210,11 @@ struct bee_session;
  * created; docs/bee-load.md "Nesting"); picks the backend, cleans stale sessions, registers
  * the session, opens the audit log (when asked), creates the session
  * cgroup, loads the BPF object, fills and pins its maps, attaches its
- * programs and prepares the Landlock ruleset. On failure everything done
- * so far is undone and *out is NULL. */
+ * programs and prepares the Landlock ruleset; the session's init (pid 1
+ * of its pid namespace) is made here too, a child of the calling thread
+ * that dies with it (PR_SET_PDEATHSIG): the thread that opens a session
+ * must outlive it. On failure everything done so far is undone and *out
+ * is NULL. */
 int bee_session__open(const char *pack_path, const struct bee_session_opts *opts,
 		      struct bee_session **out, struct bee_error *e);
 
