@@ -131,6 +131,20 @@ static inline const __u16 *bee_dfa_next(const struct bee_dfa_hdr *h)
  * state exists, so its permissions are 0. A checked image never gives it. */
 #define BEE_DFA_STATE_INVALID 0xffffffffu
 
+/* A 16-bit load at off, which the walks' end marks (an offset's low bit)
+ * can make odd: one load in BPF (the verifier allows it on map values),
+ * a memcpy in C, where a misaligned __u16 is undefined. */
+static __always_inline __u16 bee_dfa_load16(const __u8 *p)
+{
+#if defined(__bpf__)
+	return *(const __u16 *)p;
+#else
+	__u16 v;
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+#endif
+}
+
 /* The walk over next[], for an image without hops[] (too big for 16-bit
  * offsets, or a live revoke's replacement, see bee_dfa_walk). */
 static __always_inline __u32 bee_dfa_walk_next(const struct bee_dfa_hdr *h, __u32 value_size,
@@ -161,7 +175,7 @@ static __always_inline __u32 bee_dfa_walk_next(const struct bee_dfa_hdr *h, __u3
 		if (off > last)
 			break;
 		bee_dfa_barrier_var(off);
-		state = *(const __u16 *)(base + off);
+		state = bee_dfa_load16(base + off);
 	}
 	/* stopped at the end or the dead state: the answer; else it did not fit */
 	return stop ? (__u32)state : BEE_DFA_STATE_INVALID;
@@ -200,7 +214,7 @@ static __always_inline __u32 bee_dfa_walk_hops(const struct bee_dfa_hdr *h, __u3
 		if (off > last)
 			break;
 		bee_dfa_barrier_var(off);
-		row = *(const __u16 *)(base + off);
+		row = bee_dfa_load16(base + off);
 	}
 	if (row == BEE_DFA_HOP_DEAD)
 		return h->dead;
@@ -209,7 +223,7 @@ static __always_inline __u32 bee_dfa_walk_hops(const struct bee_dfa_hdr *h, __u3
 	bee_dfa_barrier_var(at);
 	if (!end || at > last)
 		return BEE_DFA_STATE_INVALID;
-	return *(const __u16 *)(base + at);   /* the row's first slot: its state */
+	return bee_dfa_load16(base + at);   /* the row's first slot: its state */
 }
 
 /* The state reached over s[0..len), len <= BEE_PATH_MAX - 1 (a longer len

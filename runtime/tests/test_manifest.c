@@ -179,6 +179,7 @@ static void test_read_pack(void **state)
 	pack_writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, strlen(base_text), base_text, strlen(base_text));
 	pack_writer_add(&w, BEE_PACK_SOURCE, BEE_SEC_SOURCE, 1, 12, "version = 1\n", 12);
 	assert_int_equal(pack_writer_finish(&w, &buf, &len), 0);
+	pack_writer_release(&w);
 	struct bee_pack *pack;
 	assert_int_equal(bee_pack__open_mem(buf, len, &pack, err, sizeof(err)), 0);
 	struct bee_manifest m;
