@@ -414,7 +414,8 @@ int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launc
 /* The tool's end: 1 with *status as a shell gives it (128+N for a signal)
  * and *alone true when nothing else ran in the session any more (init
  * then ends on its own, recording nothing), 0 while the tool runs and
- * block is false, or -errno. init is reaped when it has ended too. */
+ * block is false, or -errno. init is reaped when it ended without a
+ * word (killed); after its word, bee_init_reap waits for its end. */
 int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone);
 /* Waits for init's end (after the tool's, or after cgroup.kill). */
 void bee_init_reap(struct bee_init *in);

@@ -629,30 +629,25 @@ static ssize_t report_recv(int fd, struct child_report *r, pid_t *pid)
 	return n;
 }
 
+/* A wait status as a shell gives it: the exit code, or 128 + the signal. */
+static int shell_status(int st)
+{
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
 int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone)
 {
-	struct pollfd p[2] = { { .fd = in->status_fd, .events = POLLIN }, { .fd = in->pidfd, .events = POLLIN } };
+	/* only init holds the pipe's writing end (the tool closes its copy
+	 * first thing): readable is init's word, or EOF when init is gone */
+	struct pollfd p = { .fd = in->status_fd, .events = POLLIN };
 	if (in->pid < 0 || in->status_fd < 0)
 		return -ECHILD;
 	int n;
 	do
-		n = poll(p, 2, block ? -1 : 0);
+		n = poll(&p, 1, block ? -1 : 0);
 	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if (n == 0)
-		return 0;
-	/* init ended (killed, or right after its word): reaped first, so that
-	 * its word, if it wrote one, is in the pipe */
-	int init_status = -1;
-	if (p[1].revents) {
-		siginfo_t si;
-		memset(&si, 0, sizeof(si));
-		if (waitid(P_PIDFD, (id_t)in->pidfd, &si, WEXITED) == 0 && si.si_pid) {
-			init_status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
-			in->pid = -1;
-		}
-	}
+	if (n <= 0)
+		return n < 0 ? -errno : 0;
 	struct tool_end te;
 	ssize_t r;
 	do
@@ -660,22 +655,18 @@ int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone)
 	while (r < 0 && errno == EINTR);
 	close(in->status_fd);
 	in->status_fd = -1;
-	if (r != (ssize_t)sizeof(te)) {
-		/* no word: init ended before the tool did (killed), and took it along */
-		if (in->pid > 0) {
-			int st;
-			while (waitpid(in->pid, &st, 0) < 0 && errno == EINTR)
-				;
-			init_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-			in->pid = -1;
-		}
-		*status = init_status;
-		*alone = false;
+	if (r == (ssize_t)sizeof(te)) {
+		*status = shell_status(te.status);
+		*alone = te.alone;
 		return 1;
 	}
-	*status = WIFEXITED(te.status) ? WEXITSTATUS(te.status)
-		  : WIFSIGNALED(te.status) ? 128 + WTERMSIG(te.status) : init_status;
-	*alone = te.alone;
+	/* no word: init ended before the tool did (killed), and took it along */
+	int st;
+	while (waitpid(in->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	in->pid = -1;
+	*status = shell_status(st);
+	*alone = false;
 	return 1;
 }
 

@@ -459,7 +459,7 @@ int bee_session__spawn(struct bee_session *s, const char *const argv[], const ch
 		s->ended = true;
 		goto out;
 	}
-	if ((err = epoll_add(s->epfd, s->init.status_fd)) < 0 || (err = epoll_add(s->epfd, s->init.pidfd)) < 0) {
+	if ((err = epoll_add(s->epfd, s->init.status_fd)) < 0) {
 		bee_fail(e, BEE_STAGE_LAUNCH, err, "epoll: %s", strerror(-err));
 		goto out;
 	}
