@@ -211,6 +211,8 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l)
 		log->lost++;
 		if (!log->lost_err)
 			log->lost_err = err;
+	} else {
+		log->written++;
 	}
 	return err;
 }
@@ -297,6 +299,7 @@ int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error
 	log->path = copy;
 	log->lost = 0;
 	log->lost_err = 0;
+	log->written = 0;
 	return 0;
 }
 

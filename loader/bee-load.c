@@ -25,6 +25,9 @@ static const char usage_text[] =
 	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
 	"                    [--user USER|UID[:GID]] PACK -- CMD [ARGS]...\n"
+	"       bee-load start [options of run] PACK\n"
+	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
+	"       bee-load stop [--state-dir DIR] SESSION\n"
 	"       bee-load query PACK KIND ACTION RESOURCE\n"
 	"       bee-load revoke SESSION RULE\n"
 	"       bee-load ls [--json]\n"
@@ -42,6 +45,12 @@ static const char help_text[] =
 	"            bpf-lsm backend can enforce here, 65 when it cannot\n"
 	"  run       run CMD in a new session of PACK; exits with CMD's status\n"
 	"            (128+N when a signal N ended it or bee-load)\n"
+	"  start     open a session of PACK that outlives the command: its supervisor\n"
+	"            keeps it; prints the session id as the last line\n"
+	"  exec      run CMD in live session SESSION, hardened as run's tool; exits\n"
+	"            with CMD's status\n"
+	"  stop      end live session SESSION: kill what remains, flush its audit,\n"
+	"            tear it down (68 when audit records were lost)\n"
 	"  query     decide KIND ACTION RESOURCE as PACK's policy does (fs read|write\n"
 	"            PATH, exec execute PATH, env read NAME, net connect|bind ADDR:PORT);\n"
 	"            exit 0 Allow, 1 Deny\n"
@@ -51,7 +60,7 @@ static const char help_text[] =
 	"  gc        remove what sessions of a killed bee-load left behind\n"
 	"  config    the resolved configuration, each key with where it came from\n"
 	"\n"
-	"Options of run:\n"
+	"Options of run (and start):\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
 	"  --audit-detail        add pid, comm, policy, source, reason after the five keys\n"
 	"  --env NAME=VALUE      set NAME in the tool's environment (after [env] set)\n"
@@ -418,6 +427,95 @@ out:
 	return status;
 }
 
+/* ---- start, exec, stop ------------------------------------------------------------------ */
+
+static int cmd_start(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct config c;
+	bool have_config = false;
+	a.env = calloc((size_t)argc, sizeof(char *));
+	if (!a.env)
+		return 1;
+	int status = parse_args(argc, argv, &a,
+				"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user");
+	if (status >= 0)
+		goto out;
+	if (argc - optind != 1) {
+		status = usage_error("start takes PACK, got %d arguments", argc - optind);
+		goto out;
+	}
+	if ((status = config_read(&c, &a)) >= 0)
+		goto out;
+	have_config = true;
+	enum bee_backend backend;
+	bee_backend__parse(config_str(&c, CONFIG_BACKEND), &backend);
+	struct bee_session_opts o = {
+		.sz = sizeof(o), .backend = backend, .context = a.env, .ncontext = a.nenv,
+		.audit_log = config_str(&c, CONFIG_AUDIT_LOG), .audit_detail = config_bool(&c, CONFIG_AUDIT_DETAIL),
+		.bpffs = config_str(&c, CONFIG_BPFFS), .state_dir = config_str(&c, CONFIG_STATE_DIR),
+		.warn = warn_stderr, .no_landlock_hardening = a.no_ll_hardening,
+		.landlock_fallback = config_bool(&c, CONFIG_FALLBACK), .user = config_str(&c, CONFIG_USER),
+	};
+	char sid[32];
+	struct bee_error e;
+	if (bee_session_start(argv[optind], &o, sid, &e) < 0) {
+		status = fail(&e);
+		goto out;
+	}
+	printf("%s\n", sid);
+	status = finish_output(0);
+out:
+	if (have_config)
+		config_fini(&c);
+	free(a.env);
+	return status;
+}
+
+static int cmd_exec(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "state-dir config");
+	if (st >= 0)
+		return st;
+	if (optind >= argc)
+		return usage_error("exec needs SESSION -- CMD [ARGS]...");
+	const char *sid = argv[optind++];
+	if (optind < argc && strcmp(argv[optind], "--") == 0)
+		optind++;
+	if (optind >= argc)
+		return usage_error("exec needs a command after SESSION --");
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
+	struct bee_session_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR) };
+	struct bee_error e;
+	int status;
+	signal(SIGPIPE, SIG_IGN);
+	st = bee_session_exec(sid, (const char *const *)&argv[optind], NULL, NULL, &o, &status, &e);
+	config_fini(&c);
+	return st < 0 ? fail(&e) : status;
+}
+
+static int cmd_stop(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "state-dir config");
+	if (st >= 0)
+		return st;
+	if (argc - optind != 1)
+		return usage_error("stop takes SESSION, got %d arguments", argc - optind);
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
+	struct bee_session_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR) };
+	struct bee_error e;
+	signal(SIGPIPE, SIG_IGN);
+	st = bee_session_stop(argv[optind], &o, &e);
+	config_fini(&c);
+	return st < 0 ? fail(&e) : 0;
+}
+
 /* ---- query, revoke, ls, gc ------------------------------------------------------------------ */
 
 static int cmd_query(int argc, char **argv)
@@ -466,6 +564,17 @@ static int cmd_revoke(int argc, char **argv)
 	return finish_output(0);
 }
 
+/* Seconds since an ISO 8601 UTC time of bee_utc_iso ("2026-09-09T06:00:00.123Z"). */
+static long long age_s(const char *started)
+{
+	struct tm tm = { 0 };
+	if (!strptime(started, "%Y-%m-%dT%H:%M:%S", &tm))
+		return 0;
+	time_t t = timegm(&tm);
+	time_t now = time(NULL);
+	return now > t ? (long long)(now - t) : 0;
+}
+
 static int cmd_ls(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -499,6 +608,12 @@ static int cmd_ls(int argc, char **argv)
 			json_object_set_new(o, "bpffs", json_string(v[i].bpffs));
 			json_object_set_new(o, "audit_log", json_string(v[i].audit_log));
 			json_object_set_new(o, "revoked", json_integer(v[i].nrevoked));
+			json_object_set_new(o, "digest", json_string(v[i].digest));
+			json_object_set_new(o, "supervised", json_boolean(v[i].supervised));
+			json_object_set_new(o, "age", json_integer(age_s(v[i].started)));
+			json_object_set_new(o, "commands", json_integer((json_int_t)v[i].commands));
+			json_object_set_new(o, "audit_written", json_integer((json_int_t)v[i].audit_written));
+			json_object_set_new(o, "audit_lost", json_integer((json_int_t)v[i].audit_lost));
 			json_array_append_new(arr, o);
 		}
 		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -506,12 +621,23 @@ static int cmd_ls(int argc, char **argv)
 		json_decref(arr);
 	} else {
 		if (n)
-			printf("%-16s  %-5s  %7s  %-20s  %-8s  %-24s  %s\n", "SESSION", "STATE", "PID", "POLICY",
-			       "BACKEND", "STARTED", "AUDIT LOG");
-		for (size_t i = 0; i < n; i++)
-			printf("%-16s  %-5s  %7d  %-20s  %-8s  %-24s  %s\n", v[i].id, v[i].live ? "live" : "stale",
-			       (int)v[i].pid, v[i].policy, v[i].backend, v[i].started,
+			printf("%-16s  %-5s  %7s  %-20s  %-8s  %-24s  %8s  %-12s  %6s  %8s  %6s  %s\n", "SESSION", "STATE",
+			       "PID", "POLICY", "BACKEND", "STARTED", "AGE", "DIGEST", "CMDS", "WRITTEN", "LOST",
+			       "AUDIT LOG");
+		for (size_t i = 0; i < n; i++) {
+			char age[32];
+			long long t = age_s(v[i].started);
+			if (t >= 86400)
+				snprintf(age, sizeof(age), "%lldd%02lldh", t / 86400, t % 86400 / 3600);
+			else if (t >= 3600)
+				snprintf(age, sizeof(age), "%lldh%02lldm", t / 3600, t % 3600 / 60);
+			else
+				snprintf(age, sizeof(age), "%lldm%02llds", t / 60, t % 60);
+			printf("%-16s  %-5s  %7d  %-20s  %-8s  %-24s  %8s  %-12.12s  %6llu  %8llu  %6llu  %s\n", v[i].id,
+			       v[i].live ? "live" : "stale", (int)v[i].pid, v[i].policy, v[i].backend, v[i].started, age,
+			       v[i].digest[0] ? v[i].digest : "-", v[i].commands, v[i].audit_written, v[i].audit_lost,
 			       v[i].audit_log[0] ? v[i].audit_log : "-");
+		}
 	}
 	free(v);
 	return finish_output(0);
@@ -578,7 +704,8 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(int, char **);
 	} cmds[] = {
-		{ "check", cmd_check }, { "run", cmd_run }, { "query", cmd_query },
+		{ "check", cmd_check }, { "run", cmd_run }, { "start", cmd_start }, { "exec", cmd_exec },
+		{ "stop", cmd_stop }, { "query", cmd_query },
 		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc }, { "config", cmd_config },
 	};
 	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */

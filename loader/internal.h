@@ -202,6 +202,7 @@ struct bee_audit_log {
 	const char *policy;         /* the manifest's name */
 	int64_t boot_to_real;       /* CLOCK_REALTIME - CLOCK_BOOTTIME, ns */
 	uint64_t lost;              /* records that could not be written (disk full, ...) */
+	uint64_t written;           /* records written since it was opened */
 	int lost_err;               /* the first such failure, a negative errno */
 };
 
@@ -264,7 +265,9 @@ struct bee_kaudit_hold;
 int bee_kaudit_open(const char *id, struct bee_kaudit **out, bee_warn_fn warn, void *ctx,
 		    struct bee_error *e);
 int bee_kaudit_fd(const struct bee_kaudit *k);
-/* The pid that calls landlock_restrict_self: its domain is the session's. */
+/* A pid that calls landlock_restrict_self (each tool of the session): its
+ * domain is the session's. Kept for the session's life (a domain is
+ * named at its first denial, which may come after its creator ended). */
 void bee_kaudit_set_pid(struct bee_kaudit *k, pid_t pid);
 /* Reads what is pending and writes the session's Landlock denials to log
  * (when log->fd >= 0). */
@@ -368,6 +371,9 @@ struct bee_launch {
 	unsigned ll_flags;
 	const struct bee_user *user;         /* NULL or !change: bee-load's ids */
 	const struct bee_ll_lates *ll_late;  /* NULL: none; added by the tool to ruleset_fd */
+	const int *stdio;           /* [3]: the tool's stdin, stdout, stderr; NULL: init's (bee-load's) */
+	const char *cwd;            /* the tool's working directory, in the session's mount
+				     * namespace; NULL: init's (bee-load's at open) */
 };
 
 /* The session's init: pid 1 of the session's pid namespace, bee-load's
@@ -380,9 +386,20 @@ struct bee_init {
 	pid_t pid;                  /* in bee-load's pid namespace; -1: none (or reaped) */
 	int pidfd;
 	int sock;                   /* bee-load's end of the report socket */
-	int status_fd;              /* init writes the tool's raw wait status here, then exits */
-	void *arena;                /* MAP_SHARED: the tool's plan */
+	int status_fd;              /* init writes each tool's end here (struct tool_end) */
+	void *arena;                /* MAP_SHARED: the plan of the tool being launched */
 	size_t arena_size;
+	bool ready;                 /* init said READY (before the first launch) */
+	uint32_t next_id;           /* the last tool's id */
+	bool gone;                  /* the status pipe's EOF was read: init ended */
+	int gone_status;            /* init's status then, as a shell gives it */
+};
+
+/* A tool's end as init reports it. */
+struct bee_tool_end {
+	uint32_t id;                /* bee_launched.id */
+	int status;                 /* as a shell gives it (128+N for a signal) */
+	bool alone;                 /* nothing else ran in the session any more */
 };
 
 struct bee_init_spec {
@@ -402,22 +419,25 @@ void bee_init_fini(struct bee_init *in);
 struct bee_launched {
 	pid_t pid;                  /* init, in bee-load's pid namespace */
 	pid_t tool_pid;             /* the tool, in bee-load's pid namespace (0: unknown) */
+	uint32_t id;                /* the tool's id in init's reports */
 };
 
-/* Waits for init to be ready, hands it the tool's command; the tool
- * hardens and execs argv. Returns 0 once exec succeeded (in->status_fd
- * then gives the tool's end); otherwise a failure of stage NAMESPACE,
- * USER, LANDLOCK, SECCOMP, LAUNCH or EXEC, init and the tool are reaped
- * (in->pid is -1), and out->tool_pid (or out->pid) is the pid it had,
- * which its audit records name. */
+/* Waits for init to be ready (the first time), hands it the tool's
+ * command; the tool hardens and execs argv. Can be called again for the
+ * next tool while others run (init serves many; one launch at a time).
+ * Returns 0 once exec succeeded (in->status_fd later gives the tool's end,
+ * with out->id); otherwise a failure of stage NAMESPACE, USER, LANDLOCK,
+ * SECCOMP, LAUNCH or EXEC: the tool is gone (init reaps it; its end on
+ * the status pipe is to be ignored), and out->tool_pid (or out->pid) is
+ * the pid it had, which its audit records name. A failure of init itself
+ * (not ready, gone) kills and reaps it (in->pid is -1). */
 int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launched *out, struct bee_error *e);
-/* The tool's end: 1 with *status as a shell gives it (128+N for a signal)
- * and *alone true when nothing else ran in the session any more (init
- * then ends on its own, recording nothing), 0 while the tool runs and
- * block is false, or -errno. init is reaped when it ended without a
- * word (killed); after its word, bee_init_reap waits for its end. */
-int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone);
-/* Waits for init's end (after the tool's, or after cgroup.kill). */
+/* The next tool's end: 1 with *out, 2 once init has ended (out->status
+ * its status; every tool not reported ended with it), 0 while nothing
+ * ended and block is false, or -errno. */
+int bee_init_wait(struct bee_init *in, bool block, struct bee_tool_end *out);
+/* Ends init: closes the control socket (init leaves at its EOF, and the
+ * kernel kills what remains of its pid namespace) and waits for it. */
 void bee_init_reap(struct bee_init *in);
 
 /* ---- registry.c -------------------------------------------------------------------- */
@@ -438,6 +458,10 @@ struct bee_registry_entry {
 	bool audit_detail;          /* the log's lines carry the detail keys */
 	unsigned *revoked;
 	size_t nrevoked;
+	char socket[4096];          /* the supervisor's socket ("": a session of run) */
+	unsigned long long commands;        /* tools started */
+	unsigned long long audit_written;   /* audit records written, as last saved */
+	unsigned long long audit_lost;      /* and lost */
 };
 
 const char *bee_state_dir(const char *opt);
@@ -463,6 +487,41 @@ int bee_dir_json_names(const char *dir, char ***names, size_t *n);
  * cgroup killed and removed, kernel-audit hold released, record removed. */
 int bee_registry_clean(const char *state_dir, const struct bee_registry_entry *r, bee_warn_fn warn,
 		       void *ctx);
+
+/* ---- session.c (what the supervisor drives) ------------------------------------------ */
+
+/* One tool to start in a session: run's one, or an exec's. */
+struct bee_exec {
+	const char *const *argv;
+	const char *const *env;     /* the caller's environment, reduced by [env]; NULL: environ */
+	const int *stdio;           /* [3]: the tool's stdin, stdout, stderr; NULL: bee-load's */
+	const char *cwd;            /* the tool's working directory; NULL: bee-load's at open */
+};
+/* Starts a tool in the session, as bee_session__spawn does, any number of
+ * times and while others run. 0 with its id (in on_end's reports) and pid
+ * (bee-load's pid namespace) once execve succeeded; otherwise bee_session__spawn's
+ * failures (the tool is gone, the session lives on). */
+int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint32_t *id, pid_t *pid,
+			   struct bee_error *e);
+/* Called from bee_session__poll with each tool's end (status as a shell
+ * gives it) but bee_session__spawn's; id 0: init ended and every tool
+ * not reported ended with it. Ids of tools whose start failed come too. */
+typedef void (*bee_tool_end_fn)(void *ctx, uint32_t id, int status);
+void bee_session_tool_watch(struct bee_session *s, bee_tool_end_fn fn, void *ctx);
+/* sig to a running tool's process group (the tool's own pid if it has none yet). */
+int bee_session_tool_signal(pid_t pid, int sig);
+struct bee_session_stats {
+	uint64_t commands, audit_written, audit_lost;
+};
+void bee_session_stats(const struct bee_session *s, struct bee_session_stats *st);
+/* Saves the counters (and the socket, when not NULL) in the session's
+ * registry record. Stage REGISTRY. */
+int bee_session_registry_sync(struct bee_session *s, const char *socket_path, struct bee_error *e);
+
+/* ---- supervisor.c ---------------------------------------------------------------------- */
+
+/* The supervisor's socket of session id: STATE/sessions/ID.sock. */
+void bee_supervisor_socket_path(const char *state_dir, const char *id, char *buf, size_t size);
 
 /* ---- bpf_load.c --------------------------------------------------------------------- */
 

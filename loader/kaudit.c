@@ -57,7 +57,6 @@
 #endif
 #define KA_MARKER_TYPE 1121   /* AUDIT_TRUSTED_APP */
 #define KA_PENDING_MAX 64
-#define KA_DOMAINS_MAX 16
 
 struct ka_rec {
 	int type;
@@ -74,9 +73,10 @@ struct ka_event {
 struct bee_kaudit {
 	int sock;                   /* multicast reader */
 	char id[32];
-	pid_t pid;                  /* the restricting pid */
-	char domains[KA_DOMAINS_MAX][32];
-	size_t ndomains;
+	pid_t *pids;                /* the restricting pids: each tool of the session */
+	size_t npids, cappids;
+	char (*domains)[32];        /* theirs, as the kernel names them */
+	size_t ndomains, capdomains;
 	struct ka_event pending[KA_PENDING_MAX];
 	size_t npending;
 	uint32_t lost_at_start;
@@ -286,6 +286,8 @@ int bee_kaudit_open(const char *id, struct bee_kaudit **out, bee_warn_fn warn, v
 fail:
 	if (k->sock >= 0)
 		close(k->sock);
+	free(k->pids);
+	free(k->domains);
 	free(k);
 	return err;
 }
@@ -295,9 +297,44 @@ int bee_kaudit_fd(const struct bee_kaudit *k)
 	return k->sock;
 }
 
+static bool ka_field(const char *body, const char *key, char *out, size_t size);
+
 void bee_kaudit_set_pid(struct bee_kaudit *k, pid_t pid)
 {
-	k->pid = pid;
+	for (size_t i = 0; i < k->npids; i++)
+		if (k->pids[i] == pid)
+			return;
+	if (k->npids == k->cappids) {
+		size_t nc = k->cappids ? k->cappids * 2 : 8;
+		pid_t *np = realloc(k->pids, nc * sizeof(*np));
+		if (!np)
+			return;   /* its domain's records are not recognised: said as lost below */
+		k->pids = np;
+		k->cappids = nc;
+	}
+	k->pids[k->npids++] = pid;
+}
+
+static bool ka_pid_ours(const struct bee_kaudit *k, long pid)
+{
+	for (size_t i = 0; i < k->npids; i++)
+		if (k->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static void ka_domain_add(struct bee_kaudit *k, const char *body)
+{
+	if (k->ndomains == k->capdomains) {
+		size_t nc = k->capdomains ? k->capdomains * 2 : 8;
+		char(*nd)[32] = realloc(k->domains, nc * sizeof(*nd));
+		if (!nd)
+			return;
+		k->domains = nd;
+		k->capdomains = nc;
+	}
+	if (ka_field(body, "domain", k->domains[k->ndomains], sizeof(k->domains[0])))
+		k->ndomains++;
 }
 
 /* The value of key in an audit body: quoted text, hex for an untrusted
@@ -419,10 +456,8 @@ static void ka_flush(struct bee_kaudit *k, struct ka_event *ev, struct bee_audit
 	for (size_t i = 0; i < ev->n; i++) {
 		const char *t = ev->recs[i].text;
 		if (ev->recs[i].type == AUDIT_LANDLOCK_DOMAIN && strstr(t, "status=allocated") &&
-		    ka_field(t, "pid", v, sizeof(v)) && k->pid > 0 && atol(v) == k->pid &&
-		    k->ndomains < KA_DOMAINS_MAX && ka_field(t, "domain", k->domains[k->ndomains],
-							       sizeof(k->domains[0])))
-			k->ndomains++;
+		    ka_field(t, "pid", v, sizeof(v)) && ka_pid_ours(k, atol(v)))
+			ka_domain_add(k, t);
 		if (ev->recs[i].type == AUDIT_SYSCALL) {
 			if (ka_field(t, "pid", v, sizeof(v)))
 				pid = atol(v);
@@ -612,5 +647,7 @@ void bee_kaudit_close(struct bee_kaudit *k)
 		ka_event_free(&k->pending[--k->npending]);
 	close(k->sock);
 	ka_release(k->id, k->warn, k->warn_ctx);
+	free(k->pids);
+	free(k->domains);
 	free(k);
 }

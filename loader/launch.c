@@ -81,6 +81,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -266,21 +267,33 @@ struct child_report {
 #define REPORT_HELLO (-1)       /* the tool's first word: its pid rides along (SCM_CREDENTIALS) */
 #define REPORT_READY (-2)       /* init's: namespaces, mounts and the filter are in place */
 
-/* init's last word, on the status pipe: the tool's raw wait status, and
- * whether anything else still ran in the pid namespace then (orphans).
- * When nothing did, bee-load need not wait for init's own end before it
- * reads the last audit records: init records nothing. */
+/* init's word on the status pipe when a tool ends: the tool's id (the
+ * plan's), its raw wait status, and whether anything else still ran in
+ * the pid namespace then (other tools, orphans). When nothing did and
+ * bee-load closes the control socket, init ends recording nothing, so
+ * bee-load need not kill the cgroup before it reads the last records.
+ * 12 bytes, below PIPE_BUF: the words of tools that end together never
+ * interleave. */
 struct tool_end {
+	uint32_t id;
 	int32_t status;
 	int32_t alone;
 };
 
-/* bee-load's word to init: the tool's plan is in the arena. An attached
- * descriptor (SCM_RIGHTS) is the tool's Landlock ruleset. */
+/* bee-load's word to init: a tool's plan is in the arena. The attached
+ * descriptors (SCM_RIGHTS), in this order: the tool's report socket, its
+ * stdin, stdout and stderr (INIT_GO_STDIO), its Landlock ruleset
+ * (INIT_GO_RULESET). */
 struct init_go {
 	uint32_t magic;
+	uint32_t flags;
 };
 #define INIT_GO 0x62656567u     /* "beeg" */
+#define INIT_GO_STDIO 1u
+#define INIT_GO_RULESET 2u
+#define INIT_GO_MAXFDS 5
+/* the tools one init runs at once; one more is refused (stage LAUNCH) */
+#define INIT_TOOLS_MAX 1024
 
 /* The tool's command, written by bee-load into the arena (a MAP_SHARED
  * mapping made before init's clone, so at the same address in both) once
@@ -289,13 +302,14 @@ struct tool_plan {
 	struct bee_launch l;
 	struct exec_plan pl;
 	int last_cap;
+	uint32_t id;                /* named in the tool's tool_end */
 };
 
 /* What init has from its clone on, in its copy of bee-load's memory. */
 struct init_plan {
 	const struct bee_mountns *mountns;
 	const struct sock_fprog *filter;
-	int report;                 /* init's end of the report socket */
+	int report;                 /* init's end of the control socket */
 	int status;                 /* the status pipe's writing end */
 	int memfd_noexec;           /* /proc/sys/vm/memfd_noexec, opened by bee-load; -1: none */
 	bool fault_namespace;       /* test builds: BEE_FAULT=namespace */
@@ -306,8 +320,9 @@ struct init_plan {
  * the filter it built). In init's memory, which the tool shares. */
 struct tool_ctx {
 	const struct tool_plan *tp;
-	int report, status;
+	int report, status;         /* the tool's report socket, init's status pipe */
 	int ruleset_fd;             /* -1: no Landlock */
+	int stdio[3];               /* the client's stdin, stdout, stderr; -1: init's own */
 	const struct sock_fprog *seccomp;
 };
 
@@ -381,6 +396,17 @@ static void tool_main(const struct tool_ctx *c)
 	close(c->status);
 	report_send(errfd, REPORT_HELLO, 0, "");
 
+	/* the client's descriptors as 0, 1, 2 (moved above 2 first: one of
+	 * them may have come in as a low number) */
+	if (c->stdio[0] >= 0) {
+		int hi[3];
+		for (int i = 0; i < 3; i++)
+			if ((hi[i] = fcntl(c->stdio[i], F_DUPFD_CLOEXEC, 3)) < 0)
+				child_fail(errfd, BEE_STAGE_LAUNCH, "stdio");
+		for (int i = 0; i < 3; i++)
+			if (dup2(hi[i], i) < 0)
+				child_fail(errfd, BEE_STAGE_LAUNCH, "stdio");
+	}
 	if (setsid() < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "setsid");
 	umask(077);
@@ -391,6 +417,10 @@ static void tool_main(const struct tool_ctx *c)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "init gone");
 	}
 	tool_user(l->user, errfd);
+	/* the client's working directory, in the session's mount namespace
+	 * and as the tool's user (a path: a descriptor would be the host's) */
+	if (l->cwd && chdir(l->cwd) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, "chdir");
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "no_new_privs");
 	if (c->ruleset_fd >= 0) {
@@ -445,46 +475,6 @@ static void on_signal(int sig)
 	(void)sig;
 }
 
-/* init's life after the fork: forward, reap, report the tool's end. */
-__attribute__((noreturn))
-static void init_wait(pid_t tool, int status_fd)
-{
-	sigset_t waitset;
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGCHLD);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&waitset, forwarded[i]);
-	for (;;) {
-		siginfo_t si;
-		int sig = sigwaitinfo(&waitset, &si);
-		if (sig < 0)
-			continue;
-		if (sig != SIGCHLD) {
-			/* the tool leads its process group (setsid), unless it has not got there yet */
-			if (kill(-tool, sig) < 0)
-				kill(tool, sig);
-			continue;
-		}
-		int st;
-		pid_t p;
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (p != tool)
-				continue;   /* an orphan reparented to pid 1 */
-			/* the zombies reaped, no child left is nothing left at all:
-			 * every process of the namespace is pid 1's descendant */
-			int more;
-			pid_t q;
-			while ((q = waitpid(-1, &more, WNOHANG)) > 0)
-				;
-			struct tool_end te = { .status = st, .alone = q < 0 && errno == ECHILD };
-			ssize_t w = write(status_fd, &te, sizeof(te));
-			(void)w;
-			/* pid 1 leaving kills whatever else runs in the namespace */
-			_exit(0);
-		}
-	}
-}
-
 /* the tool's stack until it execs (it runs in init's memory) */
 static char tool_stack[256 * 1024] __attribute__((aligned(64)));
 
@@ -493,29 +483,164 @@ static int tool_entry(void *c)
 	tool_main(c);
 }
 
-/* bee-load's go (0), EOF (1: the session closed without a tool), or -1.
- * *rfd: the ruleset that came with it, or -1. */
-static int init_go_recv(int fd, int *rfd)
+/* bee-load's go (0), EOF (1: the session is closing), or -1. fds[] gets
+ * the descriptors that came with it (init_go's order), -1 for the rest. */
+static int init_go_recv(int fd, struct init_go *go, int fds[INIT_GO_MAXFDS])
 {
-	struct init_go go;
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(INIT_GO_MAXFDS * sizeof(int))];
 		struct cmsghdr align;
 	} cm;
-	struct iovec iov = { .iov_base = &go, .iov_len = sizeof(go) };
+	struct iovec iov = { .iov_base = go, .iov_len = sizeof(*go) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
 			     .msg_controllen = sizeof(cm.buf) };
 	ssize_t n;
-	*rfd = -1;
+	size_t nfds = 0;
+	for (int i = 0; i < INIT_GO_MAXFDS; i++)
+		fds[i] = -1;
 	do
 		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n == 0)
 		return 1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(rfd, CMSG_DATA(c), sizeof(int));
-	return n == (ssize_t)sizeof(go) && go.magic == INIT_GO ? 0 : -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (nfds < INIT_GO_MAXFDS)
+				fds[nfds++] = f;
+			else
+				close(f);
+		}
+	}
+	size_t want = 1 + ((go->flags & INIT_GO_STDIO) ? 3 : 0) + ((go->flags & INIT_GO_RULESET) ? 1 : 0);
+	if (n != (ssize_t)sizeof(*go) || go->magic != INIT_GO || nfds != want || (mh.msg_flags & MSG_CTRUNC))
+		return -1;
+	return 0;
+}
+
+/* The tools init runs: pid (in the session's pid namespace) and id. In
+ * init's memory alone. */
+static struct {
+	pid_t pid[INIT_TOOLS_MAX];
+	uint32_t id[INIT_TOOLS_MAX];
+	size_t n;
+} init_tools;
+
+/* One tool from a go: cloned, then init's copies of its descriptors
+ * closed. A tool that cannot be made is said on its report socket. */
+static void init_tool_start(const struct init_plan *ip, const struct init_go *go, int fds[INIT_GO_MAXFDS])
+{
+	struct tool_ctx c = { .tp = ip->tp, .report = fds[0], .status = ip->status, .ruleset_fd = -1,
+			      .stdio = { -1, -1, -1 }, .seccomp = ip->filter };
+	int k = 1;
+	if (go->flags & INIT_GO_STDIO)
+		for (int i = 0; i < 3; i++)
+			c.stdio[i] = fds[k++];
+	if (go->flags & INIT_GO_RULESET)
+		c.ruleset_fd = fds[k++];
+	if (init_tools.n >= INIT_TOOLS_MAX) {
+		report_send(c.report, BEE_STAGE_LAUNCH, EAGAIN, "too many tools");
+	} else {
+		/* As posix_spawn does: the tool shares init's memory on a stack
+		 * of its own until it execs (CLONE_VM | CLONE_VFORK: init waits
+		 * meanwhile, so one plan and one stack serve every tool in
+		 * turn), and init's address space is not copied. Its signal
+		 * handlers, descriptors, credentials and file-system context
+		 * are its own; every signal is still blocked (init's mask)
+		 * until it has reset the handlers. */
+		long tool = clone(tool_entry, tool_stack + sizeof(tool_stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+		if (tool < 0) {
+			report_send(c.report, BEE_STAGE_LAUNCH, errno, "clone");
+		} else {
+			init_tools.pid[init_tools.n] = (pid_t)tool;
+			init_tools.id[init_tools.n++] = ip->tp->id;
+		}
+	}
+	for (int i = 0; i < INIT_GO_MAXFDS; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* Reaps every child that ended; a tool's end goes on the status pipe. */
+static void init_reap(int status_fd)
+{
+	int st;
+	pid_t p;
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		size_t i;
+		for (i = 0; i < init_tools.n && init_tools.pid[i] != p; i++)
+			;
+		if (i == init_tools.n)
+			continue;   /* an orphan reparented to pid 1 */
+		uint32_t id = init_tools.id[i];
+		init_tools.pid[i] = init_tools.pid[init_tools.n - 1];
+		init_tools.id[i] = init_tools.id[init_tools.n - 1];
+		init_tools.n--;
+		/* the zombies reaped, no child left is nothing left at all:
+		 * every process of the namespace is pid 1's descendant */
+		int more;
+		pid_t q;
+		while ((q = waitpid(-1, &more, WNOHANG)) > 0)
+			;
+		bool none = q < 0 && errno == ECHILD;
+		struct tool_end te = { .id = id, .status = st, .alone = none && init_tools.n == 0 };
+		ssize_t w = write(status_fd, &te, sizeof(te));
+		(void)w;
+		if (none)
+			break;
+	}
+}
+
+/* init's life once ready: a tool per go, each signal of forwarded passed
+ * to every tool's process group, every child reaped and each tool's end
+ * reported, until bee-load closes the control socket (the session ends;
+ * pid 1 leaving kills whatever else runs in the namespace). */
+__attribute__((noreturn))
+static void init_serve(const struct init_plan *ip)
+{
+	sigset_t waitset;
+	sigemptyset(&waitset);
+	sigaddset(&waitset, SIGCHLD);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&waitset, forwarded[i]);
+	/* a handler, so that no signal from outside is dropped for pid 1
+	 * (the kernel drops those whose action is the default); they stay
+	 * blocked and are read from the signalfd */
+	struct sigaction sa = { .sa_handler = on_signal };
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaction(forwarded[i], &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	int sfd = signalfd(-1, &waitset, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		child_fail(ip->report, BEE_STAGE_LAUNCH, "signalfd");
+	for (;;) {
+		struct pollfd p[2] = { { .fd = ip->report, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+		if (poll(p, 2, -1) < 0)
+			continue;
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				continue;
+			/* each tool leads its process group (setsid), unless it has not got there yet */
+			for (size_t i = 0; i < init_tools.n; i++)
+				if (kill(-init_tools.pid[i], (int)si.ssi_signo) < 0)
+					kill(init_tools.pid[i], (int)si.ssi_signo);
+		}
+		init_reap(ip->status);
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			struct init_go go;
+			int fds[INIT_GO_MAXFDS];
+			int r = init_go_recv(ip->report, &go, fds);
+			if (r != 0)
+				_exit(r == 1 ? 0 : 125);   /* the session ends, or bee-load is confused: end it */
+			init_tool_start(ip, &go, fds);
+			init_reap(ip->status);
+		}
+	}
 }
 
 __attribute__((noreturn))
@@ -572,34 +697,7 @@ static void init_main(const struct init_plan *ip)
 	}
 	report_send(fd, REPORT_READY, 0, "");
 
-	int rfd;
-	int go = init_go_recv(fd, &rfd);
-	if (go == 1)
-		_exit(0);   /* the session closed without starting a tool */
-	if (go < 0) {
-		errno = EPROTO;
-		child_fail(fd, BEE_STAGE_LAUNCH, "go");
-	}
-	struct tool_ctx c = { .tp = ip->tp, .report = fd, .status = ip->status, .ruleset_fd = rfd,
-			      .seccomp = ip->filter };
-	/* a handler, so that no signal from outside is dropped for pid 1 */
-	struct sigaction sa = { .sa_handler = on_signal };
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaction(forwarded[i], &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	/* As posix_spawn does: the tool shares init's memory on a stack of its
-	 * own until it execs (CLONE_VM | CLONE_VFORK: init waits meanwhile),
-	 * so init's address space is not copied. Its signal handlers,
-	 * descriptors, credentials and file-system context are its own; every
-	 * signal is still blocked (init's mask) until it has reset the
-	 * handlers. */
-	long tool = clone(tool_entry, tool_stack + sizeof(tool_stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
-	if (tool < 0)
-		child_fail(fd, BEE_STAGE_LAUNCH, "clone");
-	close(fd);
-	if (rfd >= 0)
-		close(rfd);
-	init_wait((pid_t)tool, ip->status);
+	init_serve(ip);
 }
 
 /* One message from the report socket; the sender's pid (in this pid
@@ -635,13 +733,16 @@ static int shell_status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
-int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone)
+int bee_init_wait(struct bee_init *in, bool block, struct bee_tool_end *out)
 {
-	/* only init holds the pipe's writing end (the tool closes its copy
-	 * first thing): readable is init's word, or EOF when init is gone */
-	struct pollfd p = { .fd = in->status_fd, .events = POLLIN };
-	if (in->pid < 0 || in->status_fd < 0)
+	/* only init holds the pipe's writing end (each tool closes its copy
+	 * first thing): readable is a tool's end, or EOF when init is gone */
+	if (in->status_fd < 0) {
+		if (in->gone)
+			return 2;
 		return -ECHILD;
+	}
+	struct pollfd p = { .fd = in->status_fd, .events = POLLIN };
 	int n;
 	do
 		n = poll(&p, 1, block ? -1 : 0);
@@ -653,31 +754,40 @@ int bee_init_wait(struct bee_init *in, bool block, int *status, bool *alone)
 	do
 		r = read(in->status_fd, &te, sizeof(te));
 	while (r < 0 && errno == EINTR);
-	close(in->status_fd);
-	in->status_fd = -1;
 	if (r == (ssize_t)sizeof(te)) {
-		*status = shell_status(te.status);
-		*alone = te.alone;
+		*out = (struct bee_tool_end){ .id = te.id, .status = shell_status(te.status), .alone = te.alone != 0 };
 		return 1;
 	}
-	/* no word: init ended before the tool did (killed), and took it along */
-	int st;
-	while (waitpid(in->pid, &st, 0) < 0 && errno == EINTR)
-		;
-	in->pid = -1;
-	*status = shell_status(st);
-	*alone = false;
-	return 1;
+	/* no word: init ended (killed, or at the session's end) and took every
+	 * tool still running along */
+	close(in->status_fd);
+	in->status_fd = -1;
+	int st = 0;
+	if (in->pid > 0) {
+		while (waitpid(in->pid, &st, 0) < 0 && errno == EINTR)
+			;
+		in->pid = -1;
+		in->gone_status = shell_status(st);
+	}
+	in->gone = true;
+	*out = (struct bee_tool_end){ .status = in->gone_status };
+	return 2;
 }
 
 void bee_init_reap(struct bee_init *in)
 {
+	/* the control socket's EOF ends init (and with it its namespace) */
+	if (in->sock >= 0) {
+		close(in->sock);
+		in->sock = -1;
+	}
 	if (in->pid <= 0)
 		return;
 	int st;
 	while (waitpid(in->pid, &st, 0) < 0 && errno == EINTR)
 		;
 	in->pid = -1;
+	in->gone_status = shell_status(st);
 }
 
 /* ---- init, made when the session opens --------------------------------------------- */
@@ -810,6 +920,8 @@ static int plan_copy(struct bee_init *in, const struct bee_launch *l, const stru
 	tp->l.argv = (const char *const *)plan_strv(&a, l->argv, SIZE_MAX);
 	tp->l.envp = plan_strv(&a, (const char *const *)l->envp, SIZE_MAX);
 	tp->l.ruleset_fd = -1;      /* travels with the go (SCM_RIGHTS) */
+	tp->l.stdio = NULL;         /* so do these */
+	tp->l.cwd = l->cwd ? plan_str(&a, l->cwd) : NULL;
 	tp->pl.paths = plan_strv(&a, (const char *const *)pl->paths, pl->n);
 	tp->pl.n = pl->n;
 	if (l->user) {
@@ -854,32 +966,41 @@ static int init_ready(struct bee_init *in, struct bee_error *e)
 			"the session's init: %s: %s", r.what, strerror(r.err));
 }
 
-static int go_send(int sock, int ruleset_fd)
+static int go_send(int sock, const struct init_go *go, const int *fds, size_t nfds)
 {
-	struct init_go go = { .magic = INIT_GO };
 	union {
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(INIT_GO_MAXFDS * sizeof(int))];
 		struct cmsghdr align;
 	} cm;
-	struct iovec iov = { .iov_base = &go, .iov_len = sizeof(go) };
+	struct iovec iov = { .iov_base = (void *)go, .iov_len = sizeof(*go) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (ruleset_fd >= 0) {
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &ruleset_fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(go) ? 0 : -errno;
+	memset(&cm, 0, sizeof(cm));
+	mh.msg_control = cm.buf;
+	mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*go) ? 0 : -errno;
+}
+
+/* The session cannot go on without its init: killed and reaped. */
+static void init_kill(struct bee_init *in)
+{
+	if (in->pid <= 0)
+		return;
+	int status;
+	syscall(SYS_pidfd_send_signal, in->pidfd, SIGKILL, NULL, 0);
+	while (waitpid(in->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	in->pid = -1;
 }
 
 int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launched *out, struct bee_error *e)
 {
 	struct exec_plan pl;
-	int err;
+	int err, sv[2] = { -1, -1 }, one = 1;
 	*out = (struct bee_launched){ .pid = in->pid };
 	if ((err = bee_fault(BEE_STAGE_LAUNCH)) < 0)
 		return bee_fail(e, BEE_STAGE_LAUNCH, err, "injected fault");
@@ -891,50 +1012,80 @@ int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launc
 		return bee_fail(e, err == -ENOENT ? BEE_STAGE_EXEC : BEE_STAGE_LAUNCH, err,
 				"'%s': %s", l->argv[0], strerror(-err));
 	}
+	/* init reads the arena only between a go and the tool's exec, which
+	 * the report socket's end says: plans never overlap */
 	err = plan_copy(in, l, &pl);
 	exec_plan_fini(&pl);
 	if (err)
 		return bee_fail(e, BEE_STAGE_LAUNCH, err, "'%s': the command and its environment need more than %zu bytes",
 				l->argv[0], in->arena_size);
-	if ((err = init_ready(in, e)) < 0)
-		goto ended;
-	if ((err = go_send(in->sock, l->ruleset_fd)) < 0) {
-		bee_fail(e, BEE_STAGE_LAUNCH, err, "the session's init: %s", strerror(-err));
-		goto reap;
+	struct tool_plan *tp = in->arena;
+	tp->id = out->id = ++in->next_id;
+	if (!in->ready) {
+		if ((err = init_ready(in, e)) < 0) {
+			in->pid = -1;   /* reaped */
+			return err;
+		}
+		in->ready = true;
 	}
+	/* the tool's own report socket: its first word, then EOF at exec */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
+	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
+		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the tool's report socket: %s", strerror(errno));
+		goto out;
+	}
+	struct init_go go = { .magic = INIT_GO };
+	int fds[INIT_GO_MAXFDS];
+	size_t nfds = 0;
+	fds[nfds++] = sv[1];
+	if (l->stdio) {
+		go.flags |= INIT_GO_STDIO;
+		for (int i = 0; i < 3; i++)
+			fds[nfds++] = l->stdio[i];
+	}
+	if (l->ruleset_fd >= 0) {
+		go.flags |= INIT_GO_RULESET;
+		fds[nfds++] = l->ruleset_fd;
+	}
+	if ((err = go_send(in->sock, &go, fds, nfds)) < 0) {
+		bee_fail(e, BEE_STAGE_LAUNCH, err, "the session's init: %s", strerror(-err));
+		init_kill(in);
+		goto out;
+	}
+	close(sv[1]);
+	sv[1] = -1;
 	struct child_report r;
 	ssize_t n;
 	for (;;) {
 		pid_t from = 0;
-		n = report_recv(in->sock, &r, &from);
+		n = report_recv(sv[0], &r, &from);
 		if (n == (ssize_t)sizeof(r) && r.stage == REPORT_HELLO) {
 			out->tool_pid = from;
 			continue;
 		}
 		break;
 	}
-	close(in->sock);
-	in->sock = -1;
-	if (n == 0)
-		return 0;   /* EOF: exec closed the socket, the tool runs */
+	if (n == 0) {
+		/* EOF: exec closed the socket and init its copy, the tool runs;
+		 * or init died with it, and its end on the status pipe says so */
+		err = out->tool_pid > 0 ? 0 : bee_fail(e, BEE_STAGE_LAUNCH, -EIO, "the session's init ended");
+		goto out;
+	}
 	if (n != (ssize_t)sizeof(r)) {
 		err = bee_fail(e, BEE_STAGE_LAUNCH, -EIO, "the tool's process ended before exec");
-		goto reap;
+		goto out;
 	}
+	/* the tool failed and is gone (init reaps it, its end is not asked for) */
 	r.what[sizeof(r.what) - 1] = '\0';
 	err = -r.err;
 	if (r.stage == BEE_STAGE_EXEC)
 		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': %s", l->argv[0], strerror(r.err));
 	else
-		bee_fail(e, (enum bee_stage)r.stage, err, "the tool's process: %s: %s", r.what, strerror(r.err));
-reap:
-	if (in->pid > 0) {
-		int status;
-		syscall(SYS_pidfd_send_signal, in->pidfd, SIGKILL, NULL, 0);
-		while (waitpid(in->pid, &status, 0) < 0 && errno == EINTR)
-			;
-	}
-ended:
-	in->pid = -1;   /* reaped */
+		bee_fail(e, r.stage >= 0 && r.stage < BEE_STAGE_COUNT ? (enum bee_stage)r.stage : BEE_STAGE_LAUNCH, err,
+			 "the tool's process: %s: %s", r.what, strerror(r.err));
+out:
+	for (int i = 0; i < 2; i++)
+		if (sv[i] >= 0)
+			close(sv[i]);
 	return err;
 }

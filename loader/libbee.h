@@ -86,6 +86,8 @@
 	  "or its read-only mounts cannot be set up")                                              \
 	X(SECCOMP, 81, "seccomp", "the session's system call filter cannot be built or loaded")    \
 	X(GUARD, 82, "guard", "the global BPF LSM programs that guard bee's objects cannot be loaded or attached") \
+	X(SUPERVISOR, 83, "supervisor", "start: the session's supervisor cannot be made, or its socket cannot be " \
+	  "created")                                                                               \
 	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
 
 enum bee_stage {
@@ -283,6 +285,44 @@ void bee_session__close(struct bee_session *s);
 int bee_enclave__run(const char *pack_path, const char *const argv[],
 		     const struct bee_session_opts *opts, int *status, struct bee_error *e);
 
+/* ---- sessions that outlive a command ------------------------------------------------ */
+
+/* Opens a session of pack_path as bee_session__open does, in a supervisor
+ * process of its own (forked twice, a new session, stdio on /dev/null,
+ * every other descriptor closed) that keeps it: its cgroup, programs,
+ * Landlock ruleset, init and audit relay. Returns 0 once the session is
+ * ready, with its id in sid; otherwise the failure of the stage that
+ * refused (as bee_session__open's, nothing left behind), or stage
+ * SUPERVISOR. The options' warnings until then come through opts->warn;
+ * the supervisor's later ones are dropped. Forks: call it from a process
+ * whose other threads hold no lock the child would need (docs/bee-load.md
+ * "Sessions that outlive a command"). */
+int bee_session_start(const char *pack_path, const struct bee_session_opts *opts, char sid[32],
+		      struct bee_error *e);
+
+/* Runs argv in live session sid (started by bee_session_start) as
+ * bee_session__spawn runs the tool of a session: below the session's
+ * init, hardened the same, with the environment env (NULL: environ)
+ * reduced to the policy's [env] allow plus [env] set plus the session's
+ * context, in the caller's working directory, with fds[0..2] (NULL: 0, 1,
+ * 2) as its stdin, stdout and stderr (passed, never copied). Waits for its
+ * end: *status is its status as a shell gives it (128+N for a signal).
+ * While it runs, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and
+ * SIGWINCH are blocked in the calling thread and forwarded to the tool's
+ * process group. Only opts->sz and opts->state_dir are read. Fails with
+ * the stage that refused the tool (as bee_session__spawn: LAUNCH, EXEC
+ * and the hardening's stages; *status stays -1), or stage SESSION for an
+ * unknown id, a session of run, a dead supervisor or a stale socket. */
+int bee_session_exec(const char *sid, const char *const argv[], const char *const env[], const int fds[3],
+		     const struct bee_session_opts *opts, int *status, struct bee_error *e);
+
+/* Ends live session sid: kills what remains in it, flushes its audit and
+ * tears everything down (cgroup, pins, registry record, socket), then
+ * returns 0; stage AUDIT when records were lost during the session
+ * (everything is torn down all the same); stage SESSION as
+ * bee_session_exec. Only opts->sz and opts->state_dir are read. */
+int bee_session_stop(const char *sid, const struct bee_session_opts *opts, struct bee_error *e);
+
 /* ---- query -------------------------------------------------------------------- */
 
 struct bee_decision {
@@ -318,6 +358,12 @@ struct bee_session_info {
 	char bpffs[4096];
 	char audit_log[4096];       /* "" when none */
 	unsigned nrevoked;
+	/* from 1.1 */
+	char digest[40];            /* the pack's digest (hex) */
+	bool supervised;            /* a session of start (exec and stop reach it), not of run */
+	unsigned long long commands;        /* tools started in it */
+	unsigned long long audit_written;   /* audit records written (as its supervisor last saved) */
+	unsigned long long audit_lost;      /* audit records lost */
 };
 
 /* Every registered session (live or stale) of state_dir (NULL: default),

@@ -131,6 +131,10 @@ int bee_registry_write(const char *state_dir, const struct bee_registry_entry *r
 	json_object_set_new(o, "audit_log", json_string(r->audit_log));
 	json_object_set_new(o, "pack", json_string(r->pack));
 	json_object_set_new(o, "audit_detail", json_boolean(r->audit_detail));
+	json_object_set_new(o, "socket", json_string(r->socket));
+	json_object_set_new(o, "commands", json_integer((json_int_t)r->commands));
+	json_object_set_new(o, "audit_written", json_integer((json_int_t)r->audit_written));
+	json_object_set_new(o, "audit_lost", json_integer((json_int_t)r->audit_lost));
 	for (size_t i = 0; i < r->nrevoked; i++)
 		json_array_append_new(rev, json_integer(r->revoked[i]));
 	json_object_set_new(o, "revoked", rev);
@@ -175,6 +179,10 @@ int bee_registry_read(const char *state_dir, const char *id, struct bee_registry
 	copy_str(o, "audit_log", r->audit_log, sizeof(r->audit_log));
 	copy_str(o, "pack", r->pack, sizeof(r->pack));
 	r->audit_detail = json_is_true(json_object_get(o, "audit_detail"));
+	copy_str(o, "socket", r->socket, sizeof(r->socket));
+	r->commands = (unsigned long long)json_integer_value(json_object_get(o, "commands"));
+	r->audit_written = (unsigned long long)json_integer_value(json_object_get(o, "audit_written"));
+	r->audit_lost = (unsigned long long)json_integer_value(json_object_get(o, "audit_lost"));
 	json_t *rev = json_object_get(o, "revoked");
 	r->nrevoked = json_array_size(rev);
 	r->revoked = calloc(r->nrevoked + 1, sizeof(*r->revoked));
@@ -197,6 +205,8 @@ int bee_registry_remove(const char *state_dir, const char *id)
 {
 	char path[PATH_MAX];
 	rec_path(state_dir, id, "bpfpack", path, sizeof(path));
+	unlink(path);
+	rec_path(state_dir, id, "sock", path, sizeof(path));
 	unlink(path);
 	rec_path(state_dir, id, "json", path, sizeof(path));
 	return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
@@ -336,6 +346,11 @@ int bee_sessions__list(const char *state_dir, struct bee_session_info **out, siz
 		snprintf(s->bpffs, sizeof(s->bpffs), "%s", r.bpffs);
 		snprintf(s->audit_log, sizeof(s->audit_log), "%s", r.audit_log);
 		s->nrevoked = (unsigned)r.nrevoked;
+		snprintf(s->digest, sizeof(s->digest), "%s", r.digest);
+		s->supervised = r.socket[0] != '\0';
+		s->commands = r.commands;
+		s->audit_written = r.audit_written;
+		s->audit_lost = r.audit_lost;
 		bee_registry_entry_fini(&r);
 	}
 	qsort(v, k, sizeof(*v), info_cmp);

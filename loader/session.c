@@ -71,6 +71,11 @@ struct bee_session {
 
 	int epfd, clock_fd;
 	pid_t tool_pid;             /* the tool, for its process group and the registry */
+	uint32_t tool_id;           /* bee_session__spawn's tool, in init's reports */
+	bool status_watched;        /* init's status pipe is in epfd */
+	bee_tool_end_fn on_end;     /* the ends of the other tools (bee_session_tool_start) */
+	void *on_end_ctx;
+	uint64_t commands;          /* tools started */
 	bool spawned, ended, finished;   /* finished: bee_session__end ran */
 	bool alone;                 /* at the tool's end nothing else ran in the session */
 	int status;                 /* shell style, once ended */
@@ -421,54 +426,120 @@ fail:
 	return err;
 }
 
-/* ---- spawn ---------------------------------------------------------------------------- */
+/* ---- tools ---------------------------------------------------------------------------- */
+
+/* One tool below the session's init: what `run` starts once and what each
+ * `exec` into a live session starts (supervisor.c). */
+int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint32_t *id, pid_t *pid,
+			   struct bee_error *e)
+{
+	char **envp = NULL;
+	int err;
+	*id = 0;
+	*pid = -1;
+	if (!x->argv || !x->argv[0])
+		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "no command to run");
+	if (s->finished)
+		return bee_fail(e, BEE_STAGE_SESSION, -ESRCH, "session %s is ending", s->id);
+	err = bee_env_build(s->pack, &s->mf, x->env ? x->env : (const char *const *)environ,
+			    (const char *const *)s->context, s->ncontext, on_env, s, &envp);
+	if (err)
+		return bee_fail(e, BEE_STAGE_LAUNCH, err, "environment: %s", strerror(-err));
+	if ((err = bee_fault(BEE_STAGE_EXEC)) < 0) {
+		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': injected fault", x->argv[0]);
+		goto out;
+	}
+	struct bee_launch l = {
+		.argv = x->argv, .envp = envp, .ruleset_fd = s->ruleset_fd,
+		.ll_flags = bee_landlock_restrict_flags(s->ll_abi), .user = &s->user, .ll_late = &s->ll_late,
+		.stdio = x->stdio, .cwd = x->cwd,
+	};
+	struct bee_launched run;
+	err = bee_launch(&s->init, &l, &run, e);
+	s->commands++;
+	/* the pid that restricts itself (Landlock's domain) is the tool's */
+	pid_t restricting = run.tool_pid > 0 ? run.tool_pid : run.pid;
+	if (s->ka && restricting > 0)
+		bee_kaudit_set_pid(s->ka, restricting);
+	if (err) {
+		/* an exec that Landlock refused is a denial of its own: log it */
+		if (s->ka && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
+			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every record was read");
+		goto out;
+	}
+	if (!s->status_watched) {
+		if ((err = epoll_add(s->epfd, s->init.status_fd)) < 0) {
+			/* the tool runs but its end could not be seen: end it */
+			bee_fail(e, BEE_STAGE_LAUNCH, err, "epoll: %s", strerror(-err));
+			bee_session__kill(s, SIGKILL);
+			goto out;
+		}
+		s->status_watched = true;
+	}
+	*id = run.id;
+	*pid = run.tool_pid;
+out:
+	bee_env_free(envp);
+	return err;
+}
+
+void bee_session_tool_watch(struct bee_session *s, bee_tool_end_fn fn, void *ctx)
+{
+	s->on_end = fn;
+	s->on_end_ctx = ctx;
+}
+
+int bee_session_tool_signal(pid_t pid, int sig)
+{
+	/* each tool leads its process group (setsid) once it runs */
+	if (pid <= 0)
+		return -ESRCH;
+	if (kill(-pid, sig) < 0 && kill(pid, sig) < 0)
+		return -errno;
+	return 0;
+}
+
+void bee_session_stats(const struct bee_session *s, struct bee_session_stats *st)
+{
+	st->commands = s->commands;
+	st->audit_written = s->log.written;
+	st->audit_lost = s->log.lost;
+}
+
+int bee_session_registry_sync(struct bee_session *s, const char *socket_path, struct bee_error *e)
+{
+	if (!s->registered)
+		return 0;
+	if (socket_path)
+		snprintf(s->reg.socket, sizeof(s->reg.socket), "%s", socket_path);
+	s->reg.commands = s->commands;
+	s->reg.audit_written = s->log.written;
+	s->reg.audit_lost = s->log.lost;
+	return registry_save(s, e);
+}
 
 int bee_session__spawn(struct bee_session *s, const char *const argv[], const char *const launcher_env[],
 		       struct bee_error *e)
 {
-	char **envp = NULL;
-	int err;
 	if (s->spawned)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -EBUSY, "session %s has started its tool already", s->id);
 	if (!argv || !argv[0])
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "no command to run");
 	s->spawned = true;
-	err = bee_env_build(s->pack, &s->mf, launcher_env ? launcher_env : (const char *const *)environ,
-			    (const char *const *)s->context, s->ncontext, on_env, s, &envp);
-	if (err)
-		return bee_fail(e, BEE_STAGE_LAUNCH, err, "environment: %s", strerror(-err));
-	if ((err = bee_fault(BEE_STAGE_EXEC)) < 0) {
-		bee_fail(e, BEE_STAGE_EXEC, err, "'%s': injected fault", argv[0]);
-		goto out;
-	}
-	struct bee_launch l = {
-		.argv = argv, .envp = envp, .ruleset_fd = s->ruleset_fd,
-		.ll_flags = bee_landlock_restrict_flags(s->ll_abi), .user = &s->user, .ll_late = &s->ll_late,
-	};
-	struct bee_launched run;
-	err = bee_launch(&s->init, &l, &run, e);
-	/* the pid that restricts itself (Landlock's domain) is the tool's */
-	s->tool_pid = run.tool_pid > 0 ? run.tool_pid : run.pid;
-	if (s->ka && s->tool_pid > 0)
-		bee_kaudit_set_pid(s->ka, s->tool_pid);
+	struct bee_exec x = { .argv = argv, .env = launcher_env };
+	pid_t pid;
+	int err = bee_session_tool_start(s, &x, &s->tool_id, &pid, e);
 	if (err) {
-		s->tool_pid = -1;   /* reaped: nothing to signal */
-		/* an exec that Landlock refused is a denial of its own: log it */
-		if (s->ka && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
-			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every record was read");
+		s->tool_pid = -1;   /* gone: nothing to signal */
 		s->ended = true;
-		goto out;
+		return err;
 	}
-	if ((err = epoll_add(s->epfd, s->init.status_fd)) < 0) {
-		bee_fail(e, BEE_STAGE_LAUNCH, err, "epoll: %s", strerror(-err));
-		goto out;
-	}
+	s->tool_pid = pid;
 	s->reg.tool_pid = s->tool_pid;
+	s->reg.commands = s->commands;
 	if (registry_save(s, NULL) < 0)
 		bee_warnf(s->warn, s->warn_ctx, "registry: cannot record the tool's pid");
-out:
-	bee_env_free(envp);
-	return err;
+	return 0;
 }
 
 /* ---- the running session ------------------------------------------------------------ */
@@ -478,18 +549,36 @@ int bee_session__fd(const struct bee_session *s)
 	return s->epfd;
 }
 
+/* Reads the tools' ends: the spawned tool's into the session, the others'
+ * to on_end (id 0: init ended, taking every tool along). block: until the
+ * spawned tool has ended. */
 static void reap(struct bee_session *s, bool block)
 {
-	if (s->ended || !s->spawned)
+	struct bee_tool_end te;
+	int r;
+	if (!s->status_watched)
 		return;
-	if (bee_init_wait(&s->init, block, &s->status, &s->alone) != 0)
-		s->ended = true;
+	while ((r = bee_init_wait(&s->init, block && s->spawned && !s->ended, &te)) > 0) {
+		bool mine = r == 2 || (s->tool_id && te.id == s->tool_id);
+		if (mine && s->spawned && !s->ended) {
+			s->ended = true;
+			s->status = te.status;
+			s->alone = r == 1 && te.alone;
+		}
+		if (s->on_end && (r == 2 || te.id != s->tool_id))
+			s->on_end(s->on_end_ctx, r == 2 ? 0 : te.id, te.status);
+		if (r == 2) {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->init.status_fd, NULL);
+			s->status_watched = false;
+			break;
+		}
+	}
 }
 
 int bee_session__poll(struct bee_session *s, int timeout_ms)
 {
 	struct epoll_event evs[8];
-	if (s->ended)
+	if (s->spawned && s->ended)
 		return 1;
 	int n = epoll_wait(s->epfd, evs, 8, timeout_ms);
 	if (n < 0 && errno != EINTR)
@@ -503,27 +592,27 @@ int bee_session__poll(struct bee_session *s, int timeout_ms)
 	}
 	reap(s, false);
 	relay(s);
-	return s->ended ? 1 : 0;
+	return s->spawned && s->ended ? 1 : 0;
 }
 
 int bee_session__kill(struct bee_session *s, int sig)
 {
-	if (!s->spawned || s->ended || s->tool_pid <= 0)
-		return 0;
 	if (sig == SIGKILL) {
+		if (!s->cgroup_made)
+			return 0;
 		char f[PATH_MAX + 16];
 		snprintf(f, sizeof(f), "%s/cgroup.kill", s->cgroup);
 		return bee_write_file(f, "1");
 	}
-	/* init forwards these to the tool's process group; the tool leads its
+	if (!s->spawned || s->ended || s->tool_pid <= 0)
+		return 0;
+	/* init forwards these to its tools' process groups; the tool leads its
 	 * own (setsid), which a signal reaches from here too */
 	static const int via_init[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 	for (size_t i = 0; i < sizeof(via_init) / sizeof(via_init[0]); i++)
 		if (sig == via_init[i] && syscall(SYS_pidfd_send_signal, s->init.pidfd, sig, NULL, 0) == 0)
 			return 0;
-	if (kill(-s->tool_pid, sig) < 0 && kill(s->tool_pid, sig) < 0)
-		return -errno;
-	return 0;
+	return bee_session_tool_signal(s->tool_pid, sig);
 }
 
 int bee_session__exit_status(const struct bee_session *s)
@@ -594,6 +683,11 @@ uint64_t bee_session__end(struct bee_session *s)
 		return s->log.lost;
 	s->finished = true;
 	int err;
+	/* init leaves at the control socket's EOF: no tool starts any more */
+	if (s->init.sock >= 0) {
+		close(s->init.sock);
+		s->init.sock = -1;
+	}
 	/* Nothing may outlive the session: the tool and all it started. When
 	 * the tool ended with nothing else left, init is on its way out by
 	 * itself and records nothing: the last records are read at once and
