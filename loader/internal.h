@@ -432,6 +432,9 @@ struct bee_launched {
  * the pid it had, which its audit records name. A failure of init itself
  * (not ready, gone) kills and reaps it (in->pid is -1). */
 int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launched *out, struct bee_error *e);
+/* Has init send sig to tool id's process group (from inside the pid
+ * namespace: a pid reused outside is never hit). */
+int bee_init_signal(struct bee_init *in, uint32_t id, int sig);
 /* The next tool's end: 1 with *out, 2 once init has ended (out->status
  * its status; every tool not reported ended with it), 0 while nothing
  * ended and block is false, or -errno. */
@@ -508,8 +511,9 @@ int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint
  * not reported ended with it. Ids of tools whose start failed come too. */
 typedef void (*bee_tool_end_fn)(void *ctx, uint32_t id, int status);
 void bee_session_tool_watch(struct bee_session *s, bee_tool_end_fn fn, void *ctx);
-/* sig to a running tool's process group (the tool's own pid if it has none yet). */
-int bee_session_tool_signal(pid_t pid, int sig);
+/* sig to a running tool's process group (the tool's own pid if it has
+ * none yet), through init. */
+int bee_session_tool_signal(struct bee_session *s, uint32_t id, int sig);
 struct bee_session_stats {
 	uint64_t commands, audit_written, audit_lost;
 };

@@ -287,8 +287,14 @@ struct tool_end {
 struct init_go {
 	uint32_t magic;
 	uint32_t flags;
+	uint32_t id;                /* INIT_SIGNAL: the tool */
+	int32_t sig;                /* INIT_SIGNAL: the signal */
 };
 #define INIT_GO 0x62656567u     /* "beeg" */
+/* bee-load's other word: a signal for one tool's process group, sent from
+ * inside the pid namespace (a pid there names nothing outside it, even
+ * once the tool is gone and its number reused); no descriptors */
+#define INIT_SIGNAL 0x62656573u /* "bees" */
 #define INIT_GO_STDIO 1u
 #define INIT_GO_RULESET 2u
 #define INIT_GO_MAXFDS 5
@@ -516,8 +522,10 @@ static int init_go_recv(int fd, struct init_go *go, int fds[INIT_GO_MAXFDS])
 				close(f);
 		}
 	}
-	size_t want = 1 + ((go->flags & INIT_GO_STDIO) ? 3 : 0) + ((go->flags & INIT_GO_RULESET) ? 1 : 0);
-	if (n != (ssize_t)sizeof(*go) || go->magic != INIT_GO || nfds != want || (mh.msg_flags & MSG_CTRUNC))
+	size_t want = go->magic == INIT_SIGNAL ? 0
+						: 1 + ((go->flags & INIT_GO_STDIO) ? 3 : 0) + ((go->flags & INIT_GO_RULESET) ? 1 : 0);
+	if (n != (ssize_t)sizeof(*go) || (go->magic != INIT_GO && go->magic != INIT_SIGNAL) || nfds != want ||
+	    (mh.msg_flags & MSG_CTRUNC))
 		return -1;
 	return 0;
 }
@@ -637,6 +645,12 @@ static void init_serve(const struct init_plan *ip)
 			int r = init_go_recv(ip->report, &go, fds);
 			if (r != 0)
 				_exit(r == 1 ? 0 : 125);   /* the session ends, or bee-load is confused: end it */
+			if (go.magic == INIT_SIGNAL) {
+				for (size_t i = 0; i < init_tools.n; i++)
+					if (init_tools.id[i] == go.id && kill(-init_tools.pid[i], go.sig) < 0)
+						kill(init_tools.pid[i], go.sig);
+				continue;
+			}
 			init_tool_start(ip, &go, fds);
 			init_reap(ip->status);
 		}
@@ -983,6 +997,14 @@ static int go_send(int sock, const struct init_go *go, const int *fds, size_t nf
 	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
 	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*go) ? 0 : -errno;
+}
+
+int bee_init_signal(struct bee_init *in, uint32_t id, int sig)
+{
+	struct init_go go = { .magic = INIT_SIGNAL, .id = id, .sig = sig };
+	if (in->sock < 0)
+		return -ESRCH;
+	return send(in->sock, &go, sizeof(go), MSG_NOSIGNAL) == (ssize_t)sizeof(go) ? 0 : -errno;
 }
 
 /* The session cannot go on without its init: killed and reaped. */

@@ -489,14 +489,11 @@ void bee_session_tool_watch(struct bee_session *s, bee_tool_end_fn fn, void *ctx
 	s->on_end_ctx = ctx;
 }
 
-int bee_session_tool_signal(pid_t pid, int sig)
+int bee_session_tool_signal(struct bee_session *s, uint32_t id, int sig)
 {
-	/* each tool leads its process group (setsid) once it runs */
-	if (pid <= 0)
-		return -ESRCH;
-	if (kill(-pid, sig) < 0 && kill(pid, sig) < 0)
-		return -errno;
-	return 0;
+	/* each tool leads its process group (setsid) once it runs; init
+	 * names it by id, in the session's pid namespace */
+	return bee_init_signal(&s->init, id, sig);
 }
 
 void bee_session_stats(const struct bee_session *s, struct bee_session_stats *st)
@@ -612,7 +609,7 @@ int bee_session__kill(struct bee_session *s, int sig)
 	for (size_t i = 0; i < sizeof(via_init) / sizeof(via_init[0]); i++)
 		if (sig == via_init[i] && syscall(SYS_pidfd_send_signal, s->init.pidfd, sig, NULL, 0) == 0)
 			return 0;
-	return bee_session_tool_signal(s->tool_pid, sig);
+	return bee_init_signal(&s->init, s->tool_id, sig);
 }
 
 int bee_session__exit_status(const struct bee_session *s)

@@ -73,13 +73,15 @@ static int send_json(int fd, json_t *o)
 	if (!text)
 		return -ENOMEM;
 	size_t len = strlen(text), off = 0;
+	char *line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		return -ENOMEM;
+	}
+	line[len++] = '\n';   /* one send for the text and its newline: one wake-up */
 	int err = 0;
-	text[len] = '\0';
-	while (off <= len) {
-		/* the text, then its newline */
-		const char *p = off < len ? text + off : "\n";
-		size_t n = off < len ? len - off : 1;
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+	while (off < len) {
+		ssize_t w = send(fd, line + off, len - off, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
@@ -87,10 +89,8 @@ static int send_json(int fd, json_t *o)
 			break;
 		}
 		off += (size_t)w;
-		if (off == len + 1)
-			break;
 	}
-	free(text);
+	free(line);
 	return err;
 }
 
@@ -260,7 +260,7 @@ static void sup_warn(void *ctx, const char *msg)
 	(void)w;
 }
 
-static void start_reply(int fd, char kind, const char *text)
+static bool start_reply(int fd, char kind, const char *text)
 {
 	char line[BEE_ERRLEN + 64];
 	int n = snprintf(line, sizeof(line), "%c%s", kind, text);
@@ -270,14 +270,13 @@ static void start_reply(int fd, char kind, const char *text)
 	if (n >= (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
-	ssize_t w = write(fd, line, (size_t)n);
-	(void)w;
+	return write(fd, line, (size_t)n) == (ssize_t)n;
 }
 
-static void client_close(struct client *c)
+static void client_close(struct sup *u, struct client *c)
 {
-	if (c->running && c->tool_pid > 0)
-		bee_session_tool_signal(c->tool_pid, SIGKILL);   /* a tool outlives no client */
+	if (c->running)
+		bee_session_tool_signal(u->s, c->tool_id, SIGKILL);   /* a tool outlives no client */
 	c->running = false;
 	if (c->fd >= 0)
 		close(c->fd);
@@ -290,6 +289,10 @@ static void on_tool_end(void *ctx, uint32_t id, int status)
 {
 	struct sup *u = ctx;
 	u->dirty = true;
+	/* init is gone (killed from outside): no tool can start any more, the
+	 * session ends rather than half work */
+	if (id == 0)
+		u->stopping = true;
 	for (size_t i = 0; i < u->n; i++) {
 		struct client *c = &u->c[i];
 		if (!c->running || (id && c->tool_id != id))
@@ -298,14 +301,14 @@ static void on_tool_end(void *ctx, uint32_t id, int status)
 		json_object_set_new(o, "status", json_integer(status));
 		send_json(c->fd, o);
 		c->running = false;
-		client_close(c);
+		client_close(u, c);
 	}
 }
 
-static void client_error(struct client *c, const struct bee_error *e)
+static void client_error(struct sup *u, struct client *c, const struct bee_error *e)
 {
 	send_json(c->fd, error_json(e));
-	client_close(c);
+	client_close(u, c);
 }
 
 static void client_exec(struct sup *u, struct client *c, json_t *req)
@@ -339,12 +342,12 @@ static void client_exec(struct sup *u, struct client *c, json_t *req)
 		free(argv);
 		free(env);
 		if (err)
-			client_error(c, &e);
+			client_error(u, c, &e);
 		return;
 	}
 	free(argv);
 	free(env);
-	client_error(c, &e);
+	client_error(u, c, &e);
 }
 
 static void client_request(struct sup *u, struct client *c, json_t *req)
@@ -355,7 +358,7 @@ static void client_request(struct sup *u, struct client *c, json_t *req)
 	if (ver != PROTO_VERSION) {
 		bee_fail(&e, BEE_STAGE_USAGE, -EPROTO, "protocol version %lld, this supervisor speaks %d",
 			 (long long)ver, PROTO_VERSION);
-		client_error(c, &e);
+		client_error(u, c, &e);
 	} else if (m && strcmp(m, "exec") == 0) {
 		client_exec(u, c, req);
 	} else if (m && strcmp(m, "signal") == 0) {
@@ -364,13 +367,13 @@ static void client_request(struct sup *u, struct client *c, json_t *req)
 		for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
 			ok |= sig == forwarded[i];
 		if (ok && c->running)
-			bee_session_tool_signal(c->tool_pid, (int)sig);
+			bee_session_tool_signal(u->s, c->tool_id, (int)sig);
 	} else if (m && strcmp(m, "stop") == 0) {
 		c->stop = true;
 		u->stopping = true;
 	} else {
 		bee_fail(&e, BEE_STAGE_USAGE, -EINVAL, "unknown method '%s' (exec, signal, stop)", m ? m : "");
-		client_error(c, &e);
+		client_error(u, c, &e);
 	}
 }
 
@@ -380,7 +383,7 @@ static void client_input(struct sup *u, struct client *c)
 	if (r == -EAGAIN)
 		return;
 	if (r <= 0) {
-		client_close(c);   /* gone: its tool goes too */
+		client_close(u, c);   /* gone: its tool goes too */
 		return;
 	}
 	for (;;) {
@@ -389,7 +392,7 @@ static void client_input(struct sup *u, struct client *c)
 		if (bad) {
 			struct bee_error e;
 			bee_fail(&e, BEE_STAGE_USAGE, -EPROTO, "a request that is not one JSON object a line");
-			client_error(c, &e);
+			client_error(u, c, &e);
 			return;
 		}
 		if (!req)
@@ -468,7 +471,7 @@ static void sup_stop(struct sup *u)
 			send_json(c->fd, o);
 		}
 		if (!c->gone)
-			client_close(c);
+			client_close(u, c);
 	}
 	_exit(0);
 }
@@ -589,9 +592,11 @@ static void sup_main(const char *pack_path, const struct bee_session_opts *opts,
 	if (chdir("/") < 0) {
 		/* harmless: the tools get the client's directory */
 	}
-	start_reply(ready_fd, 'R', bee_session__id(u.s));
+	bool told = start_reply(ready_fd, 'R', bee_session__id(u.s));
 	close(ready_fd);
 	u.ready_fd = -1;
+	if (!told)
+		sup_stop(&u);   /* the caller is gone: no one knows the session, it ends */
 	sup_serve(&u);
 fail_close:
 	if (u.lfd >= 0) {
