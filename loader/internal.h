@@ -17,7 +17,9 @@
  *   kaudit.c      Landlock's denials from the kernel audit stream
  *   registry.c    /run/bee: session records, kernel-audit holds, list, gc
  *   nesting.c     a session inside a session: the pack proved a subset first
- *   session.c     the session pipeline (bee_session__*, bee_enclave__run)
+ *   session.c     the session pipeline (bee_session__*, bee_enclave__run), a tool per exec
+ *   supervisor.c  sessions that outlive a command: bee_session_start/_exec/_stop,
+ *                 the supervisor and its socket
  *   revoke.c      bee_sessions__revoke (the narrowing: libbeec.h, narrow.h)
  *   decide.c      bee_decision__query
  */

@@ -12,7 +12,7 @@
  * cgroup.procs), and bee-load holds a pidfd of it that cannot name a
  * recycled pid. init:
  *
- *   every signal blocked (it waits for them with sigwaitinfo)
+ *   every signal blocked (it reads them from a signalfd)
  *   PR_SET_PDEATHSIG SIGKILL    bee-load's death kills init, and with pid 1 the
  *                               kernel kills the whole pid namespace
  *   close_range                 nothing of bee-load's stays open in init
@@ -24,12 +24,16 @@
  *                               (mountns.c)
  *   READY on the report socket, then waits for bee-load's go
  *
- * bee_launch writes the tool's command into the arena (MAP_SHARED, mapped
- * before the clone: the same address in both) and sends the go with the
- * Landlock ruleset (SCM_RIGHTS). init forks the tool, forwards SIGTERM,
- * SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to the tool's
- * process group, reaps every orphan, and when the tool ends writes its raw
- * wait status (and whether anything else still ran) to a pipe and exits.
+ * bee_launch writes a tool's command into the arena (MAP_SHARED, mapped
+ * before the clone: the same address in both) and sends a go on the
+ * control socket with the tool's report socket, its stdio (an exec
+ * client's) and the Landlock ruleset (SCM_RIGHTS). init serves many tools,
+ * one launch at a time: it clones each, forwards SIGTERM, SIGINT, SIGHUP,
+ * SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to every tool's process group
+ * and a signal bee-load names to one tool's, reaps every orphan, and when
+ * a tool ends writes its id and raw wait status (and whether anything else
+ * still ran) to the status pipe. It exits at the control socket's EOF,
+ * which ends the pid namespace.
  *
  * The tool, in this order:
  *
@@ -52,10 +56,12 @@
  *   close_range(3, ~0)          every inherited descriptor above 2
  *   execve, over the tool's PATH when argv[0] has no '/'
  *
- * A failure in init or in the tool is written as (stage, errno, call) to a
- * socket that exec closes (SOCK_CLOEXEC; init closes its end once the tool
- * is forked), so bee-load knows whether the tool started, and why not: the
- * tool never "half starts". init and the tool only make system calls.
+ * A failure in init is written as (stage, errno, call) to the control
+ * socket before READY; a failure in the tool to the tool's own report
+ * socket, which exec closes (SOCK_CLOEXEC; init closes its copy once the
+ * tool is cloned), so bee-load knows whether the tool started, and why
+ * not: the tool never "half starts". init and the tool only make system
+ * calls.
  */
 #include "internal.h"
 

@@ -8,6 +8,8 @@
  *   STATE/sessions/ID.json  the record: bee-load's pid and start time (a
  *                           reused pid is not taken for it), the cgroup,
  *                           the pin folder, the audit log, the revoked rules
+ *   STATE/sessions/ID.sock  the supervisor's socket of a session of start
+ *                           (supervisor.c), 0600
  *   STATE/sessions/ID.bpfpack  the session's own copy of its pack (revoke
  *                           reads this, not a file that may have changed)
  *

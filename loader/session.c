@@ -4,8 +4,10 @@
  *   bee_session__open    pack -> user -> seccomp filter -> nesting -> gate -> registry ->
  *                        audit log -> cgroup -> load -> maps -> pin -> attach ->
  *                        Landlock ruleset
- *   bee_session__spawn   environment -> mount plan -> init (new pid, mount and cgroup
- *                        namespaces) in the cgroup -> hardened tool -> exec
+ *   bee_session__spawn   environment -> the plan to init (made at open: new pid, mount
+ *                        and cgroup namespaces, in the cgroup) -> hardened tool -> exec;
+ *                        bee_session_tool_start, which a supervisor's exec
+ *                        (supervisor.c) calls for each tool
  *   bee_session__poll    ring buffer, lost counter, Landlock's audit records,
  *                        the tool's end
  *   bee_session__close   kill what is left, drain, fsync, detach, unpin,
