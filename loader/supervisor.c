@@ -568,13 +568,17 @@ static void sup_main(const char *pack_path, const struct bee_session_opts *opts,
 		syscall(SYS_close_range, 3, (unsigned)ready_fd - 1, 0);
 	syscall(SYS_close_range, (unsigned)ready_fd + 1, ~0U, 0);
 	umask(077);
+	/* nothing of the caller's signal handling: a SIGCHLD it ignores would
+	 * reap init behind the session's back */
+	for (int sig = 1; sig < NSIG; sig++)
+		signal(sig, SIG_DFL);
 	sigset_t sigs;
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	sigprocmask(SIG_SETMASK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	u.sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	struct bee_session_opts o = *opts;
@@ -625,6 +629,17 @@ int bee_session_start(const char *pack_path, const struct bee_session_opts *opts
 	sid[0] = '\0';
 	if (bee_opts_copy(&o, sizeof(o), opts) < 0)
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "bee_session_opts: unknown fields set");
+	/* the record keeps the log's path for revoke and gc, which run
+	 * elsewhere: an absolute one */
+	char logpath[PATH_MAX];
+	if (o.audit_log && o.audit_log[0] != '/') {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof(cwd)) ||
+		    snprintf(logpath, sizeof(logpath), "%s/%s", cwd, o.audit_log) >= (int)sizeof(logpath))
+			return bee_fail(e, BEE_STAGE_AUDIT, -ENAMETOOLONG, "audit log '%s': cannot make its path absolute",
+					o.audit_log);
+		o.audit_log = logpath;
+	}
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return bee_fail(e, BEE_STAGE_SUPERVISOR, -errno, "pipe: %s", strerror(errno));
 	fflush(NULL);   /* nothing the caller buffered is written twice */
@@ -840,8 +855,18 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 	if ((err = session_connect(opts_state_dir(opts), sid, &fd, e)) < 0)
 		return err;
 	json_t *req = json_object(), *a = json_array(), *v = json_array();
-	for (size_t i = 0; argv[i]; i++)
-		json_array_append_new(a, json_string(argv[i]));
+	for (size_t i = 0; argv[i]; i++) {
+		json_t *s = json_string(argv[i]);
+		if (!s) {
+			/* never a shorter command than asked for */
+			json_decref(req);
+			json_decref(a);
+			json_decref(v);
+			close(fd);
+			return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "argument %zu of the command is not UTF-8", i);
+		}
+		json_array_append_new(a, s);
+	}
 	for (const char *const *p = env ? env : (const char *const *)environ; *p; p++) {
 		json_t *s = json_string(*p);
 		if (s)   /* not UTF-8: not passed (the policy could not have named it either way) */
