@@ -94,6 +94,8 @@ static int setup(void **state_)
 	return 0;
 }
 
+static struct bee_session_opts opts_of(const char *const *context, size_t n);
+
 static int teardown(void **state_)
 {
 	(void)state_;
