@@ -106,7 +106,7 @@ static int teardown(void **state_)
 	bee_registry_ids(state, &ids, &n);
 	for (size_t i = 0; i < n; i++) {
 		struct bee_session_opts o = opts_of(NULL, 0);
-		struct bee_registry_entry r;
+		struct bee_registry_entry r = { 0 };
 		if (bee_session_stop(ids[i], &o, NULL) < 0 && bee_registry_read(state, ids[i], &r) == 0 &&
 		    bee_pid_alive(r.pid, r.starttime)) {
 			kill(r.pid, SIGTERM);
