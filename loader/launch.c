@@ -579,9 +579,12 @@ static void init_tool_start(const struct init_plan *ip, const struct init_go *go
 			close(fds[i]);
 }
 
-/* Reaps every child that ended; a tool's end goes on the status pipe. */
+/* Reaps every child that ended; each tool's end goes on the status pipe,
+ * once every zombie is reaped (so that "alone" is known). */
 static void init_reap(int status_fd)
 {
+	static struct tool_end ends[INIT_TOOLS_MAX];
+	size_t nends = 0;
 	int st;
 	pid_t p;
 	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
@@ -590,22 +593,18 @@ static void init_reap(int status_fd)
 			;
 		if (i == init_tools.n)
 			continue;   /* an orphan reparented to pid 1 */
-		uint32_t id = init_tools.id[i];
+		ends[nends++] = (struct tool_end){ .id = init_tools.id[i], .status = st };
 		init_tools.pid[i] = init_tools.pid[init_tools.n - 1];
 		init_tools.id[i] = init_tools.id[init_tools.n - 1];
 		init_tools.n--;
-		/* the zombies reaped, no child left is nothing left at all:
-		 * every process of the namespace is pid 1's descendant */
-		int more;
-		pid_t q;
-		while ((q = waitpid(-1, &more, WNOHANG)) > 0)
-			;
-		bool none = q < 0 && errno == ECHILD;
-		struct tool_end te = { .id = id, .status = st, .alone = none && init_tools.n == 0 };
-		ssize_t w = write(status_fd, &te, sizeof(te));
+	}
+	/* no child left is nothing left at all: every process of the
+	 * namespace is pid 1's descendant */
+	bool none = p < 0 && errno == ECHILD;
+	for (size_t k = 0; k < nends; k++) {
+		ends[k].alone = none && init_tools.n == 0;
+		ssize_t w = write(status_fd, &ends[k], sizeof(ends[k]));
 		(void)w;
-		if (none)
-			break;
 	}
 }
 
