@@ -80,7 +80,8 @@ static const char help_text[] =
 	"                        else bee-load mounts one at STATE-DIR/bpffs)\n"
 	"  --state-dir DIR       the session registry (default " BEE_STATE_DIR ")\n"
 	"  --config FILE         a configuration file above the project's, the user's and\n"
-	"                        the system's (run, revoke, ls, gc, config; docs/config.md)\n"
+	"                        the system's (run, start, exec, stop, revoke, ls, gc,\n"
+	"                        config; docs/config.md)\n"
 	"\n"
 	"Exit status of run:\n";
 
