@@ -196,8 +196,9 @@ static bool process_gone(pid_t pid)
 
 /* ---- what a session leaves ---------------------------------------------------------- */
 
-/* Names in dir starting with prefix that are not in skip[0..nskip). */
-static int count_entries(const char *dir, const char *prefix, char **skip, size_t nskip)
+/* Names in dir starting with prefix that are not in skip[0..nskip) and do
+ * not start with keep (NULL: none). */
+static int count_entries_but(const char *dir, const char *prefix, char **skip, size_t nskip, const char *keep)
 {
 	DIR *d = opendir(dir);
 	int n = 0;
@@ -205,7 +206,7 @@ static int count_entries(const char *dir, const char *prefix, char **skip, size_
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		bool old = false;
+		bool old = keep && strncmp(de->d_name, keep, strlen(keep)) == 0;
 		for (size_t i = 0; i < nskip; i++)
 			old |= strcmp(skip[i], de->d_name) == 0;
 		if (de->d_name[0] != '.' && strncmp(de->d_name, prefix, strlen(prefix)) == 0 && !old) {
@@ -217,14 +218,68 @@ static int count_entries(const char *dir, const char *prefix, char **skip, size_
 	return n;
 }
 
+static int count_entries(const char *dir, const char *prefix, char **skip, size_t nskip)
+{
+	return count_entries_but(dir, prefix, skip, nskip, NULL);
+}
+
+/* Session cgroups of the demo policy in the pack loads' cgroups that this
+ * suite's registry names (STATE/packs/KEY.json). */
+static int count_in_packs(const char *prefix)
+{
+	char d[512], *text;
+	size_t len;
+	int n = 0;
+	snprintf(d, sizeof(d), "%s/packs", state);
+	DIR *dir = opendir(d);
+	struct dirent *de;
+	while (dir && (de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		if (l < 5 || strcmp(de->d_name + l - 5, ".json") != 0)
+			continue;
+		char p[800];
+		snprintf(p, sizeof(p), "%s/%s", d, de->d_name);
+		if (bee_read_file(p, &text, &len) < 0)
+			continue;
+		json_t *o = json_loads(text, 0, NULL);
+		const char *cg = json_string_value(json_object_get(o, "cgroup"));
+		if (cg)
+			n += count_entries(cg, prefix, NULL, 0);
+		json_decref(o);
+		free(text);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Pack loads that this suite's registry still records. */
+static int count_pack_loads(void)
+{
+	char d[512];
+	snprintf(d, sizeof(d), "%s/packs", state);
+	DIR *dir = opendir(d);
+	struct dirent *de;
+	int n = 0;
+	while (dir && (de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		n += l > 5 && strcmp(de->d_name + l - 5, ".json") == 0;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
 /* No new session cgroup of the demo policy (another session of it on this
- * machine may run), no pin folder, no record. */
+ * machine may run), no session pin folder (the pack's load, pack-*, stays
+ * for the next session), no record. */
 static void assert_clean(void)
 {
 	char d[256];
 	snprintf(d, sizeof(d), "%s/bee", bpffs);
 	assert_int_equal(count_entries(cgparent, "bee-sandbox-demo-", before, nbefore), 0);
-	assert_int_equal(count_entries(d, "", NULL, 0), 0);
+	assert_int_equal(count_in_packs("bee-sandbox-demo-"), 0);
+	assert_int_equal(count_entries_but(d, "", NULL, 0, "pack-"), 0);
 	snprintf(d, sizeof(d), "%s/sessions", state);
 	assert_int_equal(count_entries(d, "", NULL, 0), 0);
 }
@@ -434,13 +489,17 @@ static int teardown(void **state_)
 			waitpid(started[i], NULL, 0);
 	}
 	bee_sessions__gc(state, NULL, NULL, NULL);
+	/* the packs' loads: their links are pinned in the bpffs below */
+	int loads = bee_packs__gc(state, 0, NULL, NULL, NULL), left = count_pack_loads();
+	if (loads < 0 || left > 0)
+		fprintf(stderr, "test_bee_load: %d pack loads left behind\n", left);
 	unmount_all();
 	umount2(bpffs, MNT_DETACH);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		fprintf(stderr, "test_bee_load: cannot remove %s\n", tmp);
-	return 0;
+	return loads < 0 || left > 0 ? -1 : 0;
 }
 
 /* Writes tmp/rel (0644), making its directories. */
