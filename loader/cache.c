@@ -33,6 +33,10 @@
  *                                whose process holds it (a crash drops
  *                                it); its mtime is the last use
  *
+ * A load made inside a session (its parent cgroup is below a pack's
+ * cgroup: a nested bee-load) is collected when its last session ends: the
+ * enclosing session removes its cgroup tree when it ends.
+ *
  * Collection (bee_packs__gc): a load no session holds (the ref lock taken
  * exclusively, without waiting) and unused for longer than the idle time
  * is detached, unpinned and its cgroup removed. Until then its links stay
@@ -71,6 +75,8 @@ struct bee_cache {
 	bool lsm;
 	int ref_fd;                  /* this session's shared lock on K.ref */
 	bool complete;               /* the record says the load is whole */
+	bool nested;                 /* made inside a session (below a pack's cgroup) */
+	char state_dir[PATH_MAX];
 	int maps[BEE_MAP__COUNT];    /* the object's maps (-1: not made) */
 	int images[BEE_MAP__COUNT];  /* what sessions start with (-1: none) */
 };
@@ -309,6 +315,8 @@ int bee_cache_open(const struct bee_cache_opts *o, struct bee_cache **out, bool 
 		return bee_fail(e, BEE_STAGE_LOAD, -ENOMEM, "out of memory");
 	c->cgroup_fd = c->ref_fd = -1;
 	c->lsm = o->lsm;
+	c->nested = strstr(o->parent, "/bee-pack-") != NULL;
+	snprintf(c->state_dir, sizeof(c->state_dir), "%s", o->state_dir);
 	for (int i = 0; i < BEE_MAP__COUNT; i++)
 		c->maps[i] = c->images[i] = -1;
 	if (stat(o->parent, &pst) < 0 || stat(o->bpffs, &fst) < 0) {
@@ -395,10 +403,13 @@ const char *bee_cache_dir(const struct bee_cache *c)
 	return c->dir;
 }
 
+static int collect(const char *state_dir, const char *key, unsigned idle_s, bee_warn_fn warn, void *warn_ctx);
+
 void bee_cache_close(struct bee_cache *c)
 {
 	if (!c)
 		return;
+	bool nested = c->nested && c->ref_fd >= 0;
 	for (int i = 0; i < BEE_MAP__COUNT; i++) {
 		if (c->maps[i] >= 0)
 			close(c->maps[i]);
@@ -411,6 +422,10 @@ void bee_cache_close(struct bee_cache *c)
 		futimens(c->ref_fd, NULL);    /* the last use, for the idle time */
 		close(c->ref_fd);
 	}
+	/* a load inside a session ends with its last session: its cgroup is
+	 * the enclosing session's to remove */
+	if (nested)
+		collect(c->state_dir, c->key, 0, NULL, NULL);
 	free(c);
 }
 
@@ -644,9 +659,42 @@ int bee_session_map(const char *cache_dir, const char *session_dir, enum bee_map
 
 /* ---- collection ----------------------------------------------------------------------- */
 
+/* Removes the load of key when no session holds it and it has been
+ * unused for idle_s: 1 when removed, else 0. */
+static int collect(const char *state_dir, const char *key, unsigned idle_s, bee_warn_fn warn, void *warn_ctx)
+{
+	char path[PATH_MAX];
+	struct bee_cache c = { 0 };
+	struct stat st;
+	int removed = 0;
+	packs_path(path, sizeof(path), state_dir, key, ".lock");
+	int lk = lock_open(path), ref = -1;
+	/* one being loaded, or found, now is in use */
+	if (lk < 0 || flock(lk, LOCK_EX | LOCK_NB) < 0)
+		goto out;
+	packs_path(path, sizeof(path), state_dir, key, ".ref");
+	ref = lock_open(path);
+	/* a live session holds it shared: in use */
+	if (ref < 0 || flock(ref, LOCK_EX | LOCK_NB) < 0)
+		goto out;
+	if (idle_s && fstat(ref, &st) == 0 && time(NULL) - st.st_mtime < (time_t)idle_s)
+		goto out;
+	packs_path(path, sizeof(path), state_dir, key, ".json");
+	if (record_read(path, &c) < 0)
+		unlink(path);
+	else
+		removed = cache_remove(state_dir, key, &c, warn, warn_ctx) == 0;
+out:
+	if (ref >= 0)
+		close(ref);
+	if (lk >= 0)
+		close(lk);
+	return removed;
+}
+
 int bee_packs__gc(const char *state_dir, unsigned idle_s, bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
 {
-	char dir[PATH_MAX], path[PATH_MAX];
+	char dir[PATH_MAX];
 	char **keys = NULL;
 	size_t n = 0;
 	int cleaned = 0;
@@ -655,34 +703,8 @@ int bee_packs__gc(const char *state_dir, unsigned idle_s, bee_warn_fn warn, void
 	int err = bee_dir_json_names(dir, &keys, &n);
 	if (err)
 		return bee_fail(e, BEE_STAGE_REGISTRY, err, "cannot list '%s': %s", dir, strerror(-err));
-	time_t now = time(NULL);
 	for (size_t i = 0; i < n; i++) {
-		struct bee_cache c = { 0 };
-		struct stat st;
-		packs_path(path, sizeof(path), state_dir, keys[i], ".lock");
-		int lk = lock_open(path), ref = -1;
-		/* one being loaded, or found, now is in use */
-		if (lk < 0 || flock(lk, LOCK_EX | LOCK_NB) < 0)
-			goto next;
-		packs_path(path, sizeof(path), state_dir, keys[i], ".ref");
-		ref = lock_open(path);
-		/* a live session holds it shared: in use */
-		if (ref < 0 || flock(ref, LOCK_EX | LOCK_NB) < 0)
-			goto next;
-		if (fstat(ref, &st) == 0 && now - st.st_mtime < (time_t)idle_s)
-			goto next;
-		packs_path(path, sizeof(path), state_dir, keys[i], ".json");
-		if (record_read(path, &c) < 0) {
-			unlink(path);
-			goto next;
-		}
-		if (cache_remove(state_dir, keys[i], &c, warn, warn_ctx) == 0)
-			cleaned++;
-next:
-		if (ref >= 0)
-			close(ref);
-		if (lk >= 0)
-			close(lk);
+		cleaned += collect(state_dir, keys[i], idle_s, warn, warn_ctx);
 		free(keys[i]);
 	}
 	free(keys);
