@@ -436,10 +436,13 @@ static int slot_put(struct bee_slot *sl, enum bee_map_id id, const void *value, 
 	int fd = sl->c->maps[id];
 	if (fd < 0)
 		return 0;
-	if (bpf_map_update_elem(fd, &sl->sess, value, BPF_NOEXIST) < 0)
-		return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': the session's entry: %s", bee_map_name(id),
-				strerror(errno));
-	return 0;
+	if (bpf_map_update_elem(fd, &sl->sess, value, BPF_NOEXIST) == 0)
+		return 0;
+	if (errno == E2BIG)
+		return bee_fail(e, BEE_STAGE_MAPS, -E2BIG, "map '%s': the pack's load serves %u sessions at once "
+				"already, its limit", bee_map_name(id), BEE_PACK_SESSIONS);
+	return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': the session's entry: %s", bee_map_name(id),
+			strerror(errno));
 }
 
 /* Each pinned exec rule's file as the kernel names it now, in the
