@@ -559,16 +559,13 @@ static int cmd_gc(int argc, char **argv)
 	}
 	free(was);
 	free(now);
+	int p = n >= 0 && a.packs ? bee_packs__gc(sd, 0, warn_stderr, NULL, &e) : 0;
 	config_fini(&c);
-	if (n < 0)
+	if (n < 0 || p < 0)
 		return fail(&e);
 	printf("gc: removed %d stale session%s\n", n, n == 1 ? "" : "s");
-	if (a.packs) {
-		int p = bee_packs__gc(sd, 0, warn_stderr, NULL, &e);
-		if (p < 0)
-			return fail(&e);
+	if (a.packs)
 		printf("gc: removed %d unused pack load%s\n", p, p == 1 ? "" : "s");
-	}
 	return finish_output(0);
 }
 
