@@ -200,13 +200,12 @@ static int cache_build(const struct bee_cache_opts *o, struct bee_cache *c, stru
 	if ((err = record_write(o->state_dir, c, false)) < 0)
 		return bee_fail(e, BEE_STAGE_REGISTRY, err, "cannot write the record of pack %s under '%s': %s", c->key,
 				o->state_dir, strerror(-err));
-	if ((err = bee_cgroup_create(c->cgroup, &fd, e)) < 0) {
+	if ((err = bee_cgroup_create(c->cgroup, 0700, &fd, e)) < 0) {
 		*c->cgroup = '\0';
 		cache_remove_failed(o->state_dir, c);
 		return err;
 	}
-	if (chmod(c->cgroup, 0700) < 0 || (err = bee_cgroup_level(fd, &c->level)) < 0) {
-		err = err ? err : -errno;
+	if ((err = bee_cgroup_level(fd, &c->level)) < 0) {
 		bee_fail(e, BEE_STAGE_CGROUP, err, "cgroup '%s': cannot find its depth: %s", c->cgroup, strerror(-err));
 		goto fail;
 	}

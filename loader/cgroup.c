@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-int bee_cgroup_create(const char *path, int *fd, struct bee_error *e)
+int bee_cgroup_create(const char *path, mode_t mode, int *fd, struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_CGROUP);
 	*fd = -1;
 	if (err)
 		return bee_fail(e, BEE_STAGE_CGROUP, err, "'%s': injected fault", path);
-	if (mkdir(path, 0755) < 0) {
+	if (mkdir(path, mode) < 0) {
 		err = -errno;
 		return bee_fail(e, BEE_STAGE_CGROUP, err, "cannot create '%s': %s", path, strerror(errno));
 	}

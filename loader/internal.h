@@ -126,8 +126,10 @@ int bee_pid_alive(pid_t pid, unsigned long long starttime);
 
 /* ---- cgroup.c --------------------------------------------------------------------- */
 
-/* Creates parent/name (0700) and opens it O_DIRECTORY. */
-int bee_cgroup_create(const char *path, int *fd, struct bee_error *e);
+/* Creates the cgroup path (mode, less the umask; never a chmod later: a
+ * bee-load nested in a session may not change metadata there) and opens
+ * it O_DIRECTORY. */
+int bee_cgroup_create(const char *path, mode_t mode, int *fd, struct bee_error *e);
 /* Kills every process in the cgroup (cgroup.kill) and waits up to
  * timeout_ms until it is empty. 0, -ETIMEDOUT, or a negative errno. */
 int bee_cgroup_kill_wait(const char *path, int timeout_ms);

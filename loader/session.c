@@ -342,7 +342,7 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	clock_arm(s);
 	if (o->audit_log && (err = bee_session__audit_start(s, o->audit_log, e)) < 0)
 		return err;
-	if ((err = bee_cgroup_create(s->cgroup, &s->cgroup_fd, e)) < 0)
+	if ((err = bee_cgroup_create(s->cgroup, 0755, &s->cgroup_fd, e)) < 0)
 		return err;
 	s->cgroup_made = true;
 	/* the session's entries before any task is in its cgroup, which is
