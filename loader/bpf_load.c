@@ -784,6 +784,8 @@ int bee_bpf_unpin_dir(const char *pin_dir)
 	rmdir_files(path, false);
 	snprintf(path, sizeof(path), "%s/" BEE_PIN_IMAGES, pin_dir);
 	rmdir_files(path, false);
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_RINGS, pin_dir);
+	rmdir_files(path, false);
 	return rmdir(pin_dir) < 0 && errno != ENOENT ? -errno : 0;
 }
 

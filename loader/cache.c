@@ -85,13 +85,18 @@ struct bee_slot {
 	struct bee_cache *c;
 	uint64_t sess;
 	int audit_fd, pins_fd;
+	int ring_lock;               /* the lock of the ring buffer it took from the pool */
 };
 
 /* ---- names ------------------------------------------------------------------------- */
 
+/* STATE/packs/KEY.EXT (a path too long for buf is cut short: nothing of
+ * that name exists, and its open fails) */
 static void packs_path(char *buf, size_t size, const char *state_dir, const char *key, const char *ext)
 {
-	snprintf(buf, size, "%s/" PACKS_DIR "/%s%s", state_dir, key, ext);
+	int n = snprintf(buf, size, "%s/" PACKS_DIR "/", state_dir);
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "%s%s", key, ext);
 }
 
 /* ---- the record ---------------------------------------------------------------------- */
@@ -238,7 +243,7 @@ fail:
 
 static int open_pin(const char *dir, const char *sub, const char *name)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX + 64];
 	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
 	int fd = bpf_obj_get(path);
 	return fd < 0 ? -errno : fd;
@@ -475,6 +480,102 @@ static int slot_pins(struct bee_slot *sl, const struct bee_manifest *m, bee_warn
 	return slot_put(sl, BEE_MAP_PINS, &fd, e);
 }
 
+/* ---- the ring buffers' pool ------------------------------------------------------------- */
+
+/* Each session has a ring buffer of its own in bee_audit. Making one is
+ * cheap, but a process's first map creation makes libbpf load a probe
+ * program (about 2 ms here), so the load keeps a pool: ring N pinned at
+ * DIR/rings/N, taken by the session that holds STATE/packs/K.ringN
+ * (flock, released by the kernel when its bee-load dies). A ring that
+ * some session's entry still names (a dead session gc has not cleaned)
+ * is not taken; records left in a ring (a session that died with them)
+ * are dropped before it is given out: they were its, and gc reports its
+ * audit as lost. */
+static int ring_discard(void *ctx, void *data, size_t size)
+{
+	(void)ctx;
+	(void)data;
+	(void)size;
+	return 0;
+}
+
+/* 1 when an entry of bee_audit names the ring of map id rid. */
+static bool ring_named(int audit_outer, uint32_t rid)
+{
+	uint64_t key, next, *prev = NULL;
+	while (bpf_map_get_next_key(audit_outer, prev, &next) == 0) {
+		uint32_t id;
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(audit_outer, &key, &id) == 0 && id == rid)
+			return true;
+	}
+	return false;
+}
+
+static int ring_take(struct bee_slot *sl, const struct bee_mf_map *am, struct bee_error *e)
+{
+	char path[PATH_MAX + 64], sub[32];
+	struct bee_cache *c = sl->c;
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_RINGS, c->dir);
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return bee_fail(e, BEE_STAGE_MAPS, -errno, "cannot create '%s': %s", path, strerror(errno));
+	for (unsigned n = 0; n < BEE_PACK_SESSIONS; n++) {
+		snprintf(sub, sizeof(sub), ".ring%u", n);
+		packs_path(path, sizeof(path), c->state_dir, c->key, sub);
+		int lk = lock_open(path);
+		if (lk < 0)
+			return bee_fail(e, BEE_STAGE_MAPS, lk, "ring lock '%s': %s", path, strerror(-lk));
+		if (flock(lk, LOCK_EX | LOCK_NB) < 0) {
+			close(lk);
+			continue;
+		}
+		snprintf(sub, sizeof(sub), "%u", n);
+		int fd = open_pin(c->dir, BEE_PIN_RINGS, sub);
+		if (fd == -ENOENT) {
+			/* the pool grows by one */
+			if ((fd = bee_map_create_shape(am, e)) < 0) {
+				close(lk);
+				return fd;
+			}
+			snprintf(path, sizeof(path), "%s/" BEE_PIN_RINGS "/%u", c->dir, n);
+			if (bpf_obj_pin(fd, path) < 0) {
+				int err = -errno;
+				close(fd);
+				close(lk);
+				return bee_fail(e, BEE_STAGE_MAPS, err, "ring buffer: cannot pin at '%s': %s", path,
+						strerror(-err));
+			}
+		} else if (fd < 0) {
+			close(lk);
+			return bee_fail(e, BEE_STAGE_MAPS, fd, "ring buffer %u of '%s': %s", n, c->dir, strerror(-fd));
+		} else {
+			struct bpf_map_info info = { 0 };
+			uint32_t len = sizeof(info);
+			if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || info.type != BPF_MAP_TYPE_RINGBUF ||
+			    info.max_entries != am->max_entries || ring_named(c->maps[BEE_MAP_AUDIT], info.id)) {
+				close(fd);
+				close(lk);
+				continue;
+			}
+			struct ring_buffer *rb = ring_buffer__new(fd, ring_discard, NULL, NULL);
+			if (!rb) {
+				int err = -errno;
+				close(fd);
+				close(lk);
+				return bee_fail(e, BEE_STAGE_MAPS, err, "ring buffer %u of '%s': %s", n, c->dir,
+						strerror(-err));
+			}
+			ring_buffer__consume(rb);
+			ring_buffer__free(rb);
+		}
+		sl->ring_lock = lk;
+		return fd;
+	}
+	return bee_fail(e, BEE_STAGE_MAPS, -E2BIG, "map '%s': the pack's load serves %u sessions at once already, "
+			"its limit", bee_map_name(BEE_MAP_AUDIT), BEE_PACK_SESSIONS);
+}
+
 int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest *m, bee_warn_fn warn,
 		  void *warn_ctx, struct bee_slot **out, struct bee_error *e)
 {
@@ -490,7 +591,7 @@ int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest 
 		return bee_fail(e, BEE_STAGE_MAPS, -ENOMEM, "out of memory");
 	sl->c = c;
 	sl->sess = st.st_ino;    /* a cgroup's kernfs id is its inode number */
-	sl->audit_fd = sl->pins_fd = -1;
+	sl->audit_fd = sl->pins_fd = sl->ring_lock = -1;
 	*out = sl;
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *zeros = ncpu > 0 ? calloc((size_t)ncpu, sizeof(uint64_t)) : NULL;
@@ -505,7 +606,7 @@ int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest 
 	if (!err)
 		err = slot_put(sl, BEE_MAP_LOST, zeros, e);
 	free(zeros);
-	if (!err && (sl->audit_fd = bee_map_create_shape(am, e)) < 0)
+	if (!err && (sl->audit_fd = ring_take(sl, am, e)) < 0)
 		err = sl->audit_fd;
 	if (!err) {
 		uint32_t fd = (uint32_t)sl->audit_fd;
@@ -562,6 +663,8 @@ void bee_slot_close(struct bee_slot *sl)
 	forget(sl->c->maps, NULL, sl->sess);
 	if (sl->audit_fd >= 0)
 		close(sl->audit_fd);
+	if (sl->ring_lock >= 0)
+		close(sl->ring_lock);    /* the ring goes back to the pool, empty */
 	if (sl->pins_fd >= 0)
 		close(sl->pins_fd);
 	free(sl);

@@ -516,6 +516,7 @@ int bee_sb_refresh(int fd, bee_warn_fn warn, void *warn_ctx, struct bee_error *e
 #define BEE_PIN_MAPS "maps"
 #define BEE_PIN_IMAGES "images"
 #define BEE_PIN_LINKS "links"
+#define BEE_PIN_RINGS "rings"
 
 /* ---- cache.c ------------------------------------------------------------------------- */
 
