@@ -77,6 +77,7 @@ struct bee_cache {
 	bool complete;               /* the record says the load is whole */
 	bool nested;                 /* made inside a session (below a pack's cgroup) */
 	char state_dir[PATH_MAX];
+	char pack[PATH_MAX + 256];   /* STATE/packs/K.bpfpack: the pack's bytes, for revoke and nesting */
 	int maps[BEE_MAP__COUNT];    /* the object's maps (-1: not made) */
 	int images[BEE_MAP__COUNT];  /* what sessions start with (-1: none) */
 };
@@ -154,8 +155,11 @@ static int cache_remove(const char *state_dir, const char *key, const struct bee
 		bee_warnf(warn, ctx, "gc: pack %s: cgroup '%s': %s", key, c->cgroup, strerror(errno));
 	}
 	packs_path(path, sizeof(path), state_dir, key, ".json");
-	if (!err)
+	if (!err) {
 		unlink(path);
+		packs_path(path, sizeof(path), state_dir, key, ".bpfpack");
+		unlink(path);
+	}
 	return err;
 }
 
@@ -376,6 +380,18 @@ int bee_cache_open(const struct bee_cache_opts *o, struct bee_cache **out, bool 
 	}
 	close(lk);
 	lk = -1;
+	/* the pack's bytes, which its sessions' records name (revoke compiles
+	 * them again, a nested launch proves its pack a subset of them): the
+	 * key is their digest, so any copy of that name holds them */
+	packs_path(c->pack, sizeof(c->pack), o->state_dir, c->key, ".bpfpack");
+	if (access(c->pack, F_OK) < 0) {
+		size_t len;
+		const void *bytes = bee_pack__bytes(o->pack, &len);
+		if ((err = bee_write_atomic(c->pack, bytes, len)) < 0) {
+			bee_fail(e, BEE_STAGE_REGISTRY, err, "cannot copy the pack to '%s': %s", c->pack, strerror(-err));
+			goto fail;
+		}
+	}
 	if ((c->cgroup_fd = open(c->cgroup, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		err = bee_fail(e, BEE_STAGE_CGROUP, -errno, "the pack's cgroup '%s': %s", c->cgroup, strerror(errno));
 		goto fail;
@@ -405,6 +421,11 @@ const char *bee_cache_cgroup(const struct bee_cache *c)
 const char *bee_cache_dir(const struct bee_cache *c)
 {
 	return c->dir;
+}
+
+const char *bee_cache_pack(const struct bee_cache *c)
+{
+	return c->pack;
 }
 
 static int collect(const char *state_dir, const char *key, unsigned idle_s, bee_warn_fn warn, void *warn_ctx);

@@ -546,6 +546,7 @@ struct bee_cache_opts {
 int bee_cache_open(const struct bee_cache_opts *o, struct bee_cache **out, bool *cold, struct bee_error *e);
 const char *bee_cache_cgroup(const struct bee_cache *c);   /* the sessions' parent */
 const char *bee_cache_dir(const struct bee_cache *c);      /* its pins */
+const char *bee_cache_pack(const struct bee_cache *c);     /* its copy of the pack's bytes */
 /* Drops the reference (the load stays, for the next session). NULL is fine. */
 void bee_cache_close(struct bee_cache *c);
 /* The session of cgroup_fd (a child of the pack's cgroup, no task in it

@@ -189,20 +189,13 @@ static int registry_create(struct bee_session *s, struct bee_error *e)
 	snprintf(r->digest, sizeof(r->digest), "%s", hex);
 	bee_utc_iso(bee_clock_ns(CLOCK_REALTIME), r->started, sizeof(r->started));
 	snprintf(r->cgroup, sizeof(r->cgroup), "%s", s->cgroup);
-	char *pack = bee_registry_pack_path(s->state_dir, s->id);
-	if (!pack)
-		return bee_fail(e, BEE_STAGE_REGISTRY, -ENOMEM, "out of memory");
-	snprintf(r->pack, sizeof(r->pack), "%s", pack);
-	free(pack);
+	/* the pack's bytes: the load's copy (cache.c), which lives as long as
+	 * a session holds the load */
+	snprintf(r->pack, sizeof(r->pack), "%s", bee_cache_pack(s->cache));
 	/* the record first, so that a session killed from here on is found */
 	if ((err = registry_save(s, e)) < 0)
 		return err;
 	s->registered = true;
-	size_t len;
-	const void *bytes = bee_pack__bytes(s->pack, &len);
-	if ((err = bee_write_atomic(r->pack, bytes, len)) < 0)
-		return bee_fail(e, BEE_STAGE_REGISTRY, err, "cannot copy the pack to '%s': %s", r->pack,
-				strerror(-err));
 	return 0;
 }
 
