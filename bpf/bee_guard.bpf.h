@@ -6,8 +6,9 @@
  * are SEC("lsm/HOOK") programs (BPF_LSM_MAC): the loader attaches them
  * globally with bpf_program__attach_lsm, under the bpf-lsm backend only.
  * Every one starts with one test, bpf_current_task_under_cgroup on
- * bee_self_cg (the session cgroup, filled by the loader), and allows at once
- * when current is not in the session's cgroup or below it: that one helper
+ * bee_self_cg (the pack's cgroup, whose children are its sessions, filled
+ * by the loader), and allows at once
+ * when current is in none of the pack's sessions: that one helper
  * call is what every other process of the machine pays (tools/vm/bench).
  * Nested sessions: each session's programs run, so their decisions
  * intersect. They return the hook's default to allow (0; 1 for the xattr
@@ -62,10 +63,10 @@
  * either and is received; any other needs what file_open would ask for its
  * f_mode (READ for reading or for neither, WRITE for writing).
  *
- * task_kill: the target's cgroup v2 must be the session cgroup or below it
- * (its ancestor at the session cgroup's depth, followed up through
- * css.parent at most BEE_CGROUP_DEPTH_MAX levels, is the session cgroup,
- * by id). Signals
+ * task_kill: the target's cgroup v2 must be current's session cgroup or
+ * below it (its ancestor at the sessions' depth, bee_session_level,
+ * followed up through css.parent at most BEE_CGROUP_DEPTH_MAX levels, is
+ * current's session, by id): another session of the same pack is outside. Signals
  * the kernel sends itself (SIGCHLD to a parent, SIGPIPE, a fault) never
  * reach the hook. Recorded as Process Write, "pid:N", the signal as detail.
  *
@@ -117,14 +118,6 @@ struct {
 } bee_self_cg SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_RDONLY_PROG);
-	__type(key, __u32);
-	__type(value, struct bee_guard);
-} bee_guard SEC(".maps");
-
-struct {
 	__uint(type, BEE_MAP_TYPE_HASH);
 	__uint(max_entries, BEE_SB_MAX);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
@@ -143,8 +136,8 @@ struct {
 	__type(value, struct bee_walk_buf);
 } bee_walk SEC(".maps");
 
-/* 1 when current is in the session's cgroup or below it: the first test of
- * every program here. */
+/* 1 when current is in a session of this pack (below the pack's cgroup):
+ * the first test of every program here. */
 static __always_inline int bee_in_session(void)
 {
 	return bpf_current_task_under_cgroup(&bee_self_cg, 0) == 1;
@@ -269,7 +262,7 @@ static __always_inline int bee_guard_fs_decide(struct bee_scratch *sc, int len, 
 		return 0;
 	}
 	ev->path_len = (__u16)len;
-	r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len);
+	r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len, bee_sess());
 	perms = BEE_WALK_PERMS(r);
 	ev->have = perms;
 	ev->detail = BEE_WALK_STATE(r);
@@ -422,7 +415,7 @@ static __attribute__((noinline)) int bee_guard_hidden(struct vfsmount *vmnt, str
 		return bee_guard_fs_end(sc, seq, 0);
 	}
 	sc->ev.path_len = (__u16)len;
-	r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len);
+	r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len, bee_sess());
 	perms = BEE_WALK_PERMS(r);
 	if (!(perms & BEE_PERM_DENIED)) {
 		/* a preempting user may have changed the path under the walk */
@@ -503,24 +496,24 @@ int BPF_PROG(bee_file_receive, struct file *file)
  * deeper than this is refused (fail closed). */
 #define BEE_CGROUP_DEPTH_MAX 32
 
-/* 1 when cgroup cg is the session cgroup or below it: its ancestor at the
- * session cgroup's depth, reached through css.parent, has its id. */
+/* 1 when cgroup cg is current's session cgroup or below it: its ancestor
+ * at the sessions' depth, reached through css.parent, is current's
+ * session. */
 static __always_inline int bee_cgroup_in_session(struct cgroup *cg)
 {
-	__u32 zero = 0;
-	const struct bee_guard *g = bpf_map_lookup_elem(&bee_guard, &zero);
 	__u64 self_off = bpf_core_field_offset(struct cgroup, self);
+	__u64 sess = bee_sess();
 	int level, up;
 
-	if (!g || !cg)
+	if (!sess || !cg)
 		return 0;
 	level = BPF_CORE_READ(cg, level);
-	if (level < 0 || (__u32)level < g->cg_level)
+	if (level < 0 || (__u32)level < bee_session_level)
 		return 0;
-	up = level - (int)g->cg_level;
+	up = level - (int)bee_session_level;
 	for (int i = 0; i < BEE_CGROUP_DEPTH_MAX; i++) {
 		if (i == up)
-			return cg && BPF_CORE_READ(cg, kn, id) == g->cg_id;
+			return cg && BPF_CORE_READ(cg, kn, id) == sess;
 		struct cgroup_subsys_state *css = BPF_CORE_READ(cg, self.parent);
 		if (!css)
 			return 0;

@@ -247,6 +247,15 @@ const volatile __u32 bee_pins_on = 0;
 /* each a constant of runtime/bee_names.h, under that name */
 BEE_CONSTS_DECLARED()
 
+/* Set by the loader when it loads the object for a pack (not from the
+ * manifest: it depends on where the pack's cgroup is): the depth below
+ * the cgroup2 root of the sessions' cgroups, the children of the pack's
+ * cgroup that the programs are attached to (loader/cache.c). A task's
+ * ancestor at this depth is its session: the key of every per-session
+ * map below. */
+const volatile __u32 bee_session_level = 0;
+BEE_LOADER_CONSTS_DECLARED()
+
 #define BEE_AUDIT bee_audit_mode
 #define BEE_SYSCALLS_ALLOWED bee_syscalls_allowed
 #define BEE_FS_IMAGE_SIZE bee_fs_image_size
@@ -254,63 +263,94 @@ BEE_CONSTS_DECLARED()
 
 /* ---- maps ------------------------------------------------------------------ */
 
+/* Per-session maps. One loaded object serves every session of a pack
+ * (loader/cache.c): what differs between sessions lives in maps keyed by
+ * the session, the id of the task's cgroup at bee_session_level (bee_sess).
+ * A hash of maps holds, per session, a map of the shape the manifest gives
+ * (the inner map below): sessions of one pack share the image maps until a
+ * revoke gives one session its own narrowed copy (loader/revoke.c). A task
+ * whose session has no entry is denied everything (fail closed). The
+ * loader sets each outer map's max_entries: the sessions one loaded pack
+ * may serve at once. The inner maps give sizes, not BTF types: clang
+ * describes a type reached only through the inner map's pointer as a
+ * forward declaration, whose size libbpf cannot know. */
+#define BEE_PER_SESSION(inner)                      \
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);    \
+	__uint(max_entries, 1);                     \
+	__type(key, __u64);                         \
+	__array(values, inner)
+
 /* The automata: one image in one value, so a walk is one dependent load a
  * byte. Read-only to the programs; the loader writes them. The value is a
  * byte array of the policy's size: value_size, not a BTF type, so that the
  * loader may resize it. */
-struct {
+struct bee_image_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
 	__uint(key_size, sizeof(__u32));
 	__uint(value_size, sizeof(struct bee_dfa_hdr));   /* set by the loader */
+};
+
+struct {
+	BEE_PER_SESSION(struct bee_image_map);
 } bee_fs SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_RDONLY_PROG);
-	__uint(key_size, sizeof(__u32));
-	__uint(value_size, sizeof(struct bee_dfa_hdr));   /* set by the loader */
+	BEE_PER_SESSION(struct bee_image_map);
 } bee_exec SEC(".maps");
 
 /* max_entries of these four are the loader's too: the entries (at least 1) */
-struct {
+struct bee_net4_map {
 	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
-	__type(key, struct bee_net_key4);
-	__type(value, struct bee_net_value);
+	__uint(key_size, sizeof(struct bee_net_key4));
+	__uint(value_size, sizeof(struct bee_net_value));
+};
+
+struct bee_net6_map {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
+	__uint(key_size, sizeof(struct bee_net_key6));
+	__uint(value_size, sizeof(struct bee_net_value));
+};
+
+struct {
+	BEE_PER_SESSION(struct bee_net4_map);
 } bee_net4 SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_NO_PREALLOC | BPF_F_RDONLY_PROG);
-	__type(key, struct bee_net_key6);
-	__type(value, struct bee_net_value);
+	BEE_PER_SESSION(struct bee_net6_map);
 } bee_net6 SEC(".maps");
+
+/* a session's own: the pinned files are stat'ed when it starts */
+struct bee_pins_map {
+	__uint(type, BEE_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_RDONLY_PROG);
+	__uint(key_size, sizeof(struct bee_pin_key));
+	__uint(value_size, sizeof(struct bee_pin_value));
+};
+
+struct {
+	BEE_PER_SESSION(struct bee_pins_map);
+} bee_pins SEC(".maps");
 
 struct {
 	__uint(type, BEE_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
 	__uint(map_flags, BPF_F_RDONLY_PROG);
-	__type(key, struct bee_pin_key);
-	__type(value, struct bee_pin_value);
-} bee_pins SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__uint(map_flags, BPF_F_RDONLY_PROG);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, struct bee_state);
 } bee_state SEC(".maps");
 
 /* "this inode may be mapped executable" (see the design notes) */
 #define BEE_INODE_MAP_EXEC 0x1u
 struct bee_inode_rec {
-	__u32 gen;               /* bee_state.gen when recorded */
+	__u64 sess;              /* the session that recorded it */
+	__u32 gen;               /* its bee_state.gen then */
 	__u32 flags;             /* BEE_INODE_MAP_EXEC */
 };
 
@@ -356,15 +396,20 @@ struct {
 	__type(value, struct bee_scratch);
 } bee_scratch SEC(".maps");
 
-struct {
+/* each session's own ring buffer, which its bee-load reads */
+struct bee_audit_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 << 10);   /* set by the loader */
+};
+
+struct {
+	BEE_PER_SESSION(struct bee_audit_map);
 } bee_audit SEC(".maps");
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 1);
-	__type(key, __u32);
+	__type(key, __u64);
 	__type(value, __u64);
 } bee_lost SEC(".maps");
 
@@ -384,11 +429,12 @@ struct bee_path_bytes {
  * once, whatever calls it, instead of once per call site and path; the
  * 4095-step walk is most of a program's verification. p may be NULL to
  * the verifier; len > BEE_PATH_MAX - 1 walks nothing (bee_dfa_match). */
-__attribute__((noinline)) __u64 bee_walk_fs(struct bee_path_bytes *p, __u32 len)
+__attribute__((noinline)) __u64 bee_walk_fs(struct bee_path_bytes *p, __u32 len, __u64 sess)
 {
 	__u32 zero = 0;
 	struct bee_dfa_answer a = { .state = BEE_DFA_STATE_INVALID };
-	const struct bee_dfa_hdr *h = bpf_map_lookup_elem(&bee_fs, &zero);
+	void *img = bpf_map_lookup_elem(&bee_fs, &sess);
+	const struct bee_dfa_hdr *h = img ? bpf_map_lookup_elem(img, &zero) : 0;
 
 	if (!p || !h)
 		return BEE_WALK_NONE;
@@ -396,11 +442,12 @@ __attribute__((noinline)) __u64 bee_walk_fs(struct bee_path_bytes *p, __u32 len)
 	return ((__u64)a.state << 32) | a.perms;
 }
 
-__attribute__((noinline)) __u64 bee_walk_exec(struct bee_path_bytes *p, __u32 len)
+__attribute__((noinline)) __u64 bee_walk_exec(struct bee_path_bytes *p, __u32 len, __u64 sess)
 {
 	__u32 zero = 0;
 	struct bee_dfa_answer a = { .state = BEE_DFA_STATE_INVALID };
-	const struct bee_dfa_hdr *h = bpf_map_lookup_elem(&bee_exec, &zero);
+	void *img = bpf_map_lookup_elem(&bee_exec, &sess);
+	const struct bee_dfa_hdr *h = img ? bpf_map_lookup_elem(img, &zero) : 0;
 
 	if (!p || !h)
 		return BEE_WALK_NONE;
@@ -409,6 +456,13 @@ __attribute__((noinline)) __u64 bee_walk_exec(struct bee_path_bytes *p, __u32 le
 }
 
 /* ---- helpers --------------------------------------------------------------- */
+
+/* current's session: its cgroup's ancestor at the sessions' depth (0 for a
+ * task above it, which no map has: denied) */
+static __always_inline __u64 bee_sess(void)
+{
+	return bpf_get_current_ancestor_cgroup_id((int)bee_session_level);
+}
 
 static __always_inline struct bee_scratch *bee_scratch_get(void)
 {
@@ -429,10 +483,9 @@ static __always_inline int bee_scratch_intact(struct bee_scratch *sc, __u64 s)
 	return *(volatile __u64 *)&sc->seq == s;
 }
 
-static __always_inline __u32 bee_gen(void)
+static __always_inline __u32 bee_gen(__u64 sess)
 {
-	__u32 zero = 0;
-	struct bee_state *st = bpf_map_lookup_elem(&bee_state, &zero);
+	struct bee_state *st = bpf_map_lookup_elem(&bee_state, &sess);
 	return st ? st->gen : 0;
 }
 
@@ -461,9 +514,11 @@ static __always_inline void bee_audit_stamp(struct bee_audit_event *ev)
  * silent. */
 static __always_inline void bee_audit_send(void *rec, __u64 size)
 {
-	if (bpf_ringbuf_output(&bee_audit, rec, size, 0) < 0) {
-		__u32 zero = 0;
-		__u64 *lost = bpf_map_lookup_elem(&bee_lost, &zero);
+	__u64 sess = bee_sess();
+	void *rb = bpf_map_lookup_elem(&bee_audit, &sess);
+
+	if (!rb || bpf_ringbuf_output(rb, rec, size, 0) < 0) {
+		__u64 *lost = bpf_map_lookup_elem(&bee_lost, &sess);
 		if (lost)
 			__sync_fetch_and_add(lost, 1);
 	}
@@ -530,24 +585,28 @@ static __always_inline void bee_file_id(struct inode *inode, struct bee_audit_ev
 static __always_inline int bee_pinned(const struct bee_audit_event *ev)
 {
 	struct bee_pin_key k = { .ino = ev->file.ino, .dev = ev->file.dev, .zero = 0 };
-	return bpf_map_lookup_elem(&bee_pins, &k) != 0;
+	__u64 sess = bee_sess();
+	void *pins = bpf_map_lookup_elem(&bee_pins, &sess);
+	return pins && bpf_map_lookup_elem(pins, &k) != 0;
 }
 
-/* Records that inode may be mapped executable in this generation. */
-static __always_inline void bee_inode_allow_map(struct inode *inode, __u32 gen)
+/* Records that inode may be mapped executable in this session and
+ * generation. */
+static __always_inline void bee_inode_allow_map(struct inode *inode, __u64 sess, __u32 gen)
 {
 	struct bee_inode_rec *r =
 		bpf_inode_storage_get(&bee_inode, inode, 0, BEE_LOCAL_STORAGE_GET_F_CREATE);
 	if (r) {
+		r->sess = sess;
 		r->gen = gen;
 		r->flags = BEE_INODE_MAP_EXEC;
 	}
 }
 
-static __always_inline int bee_inode_may_map(struct inode *inode, __u32 gen)
+static __always_inline int bee_inode_may_map(struct inode *inode, __u64 sess, __u32 gen)
 {
 	struct bee_inode_rec *r = bpf_inode_storage_get(&bee_inode, inode, 0, 0);
-	return r && r->gen == gen && (r->flags & BEE_INODE_MAP_EXEC);
+	return r && r->sess == sess && r->gen == gen && (r->flags & BEE_INODE_MAP_EXEC);
 }
 
 /* Records the exec open ev allowed for bee_bprm_check: the file, and
@@ -578,7 +637,7 @@ static __always_inline int bee_exec_decide(struct bee_scratch *sc, int len)
 		return 0;
 	}
 	ev->path_len = (__u16)len;
-	r = bee_walk_exec((struct bee_path_bytes *)sc->path, (__u32)len);
+	r = bee_walk_exec((struct bee_path_bytes *)sc->path, (__u32)len, bee_sess());
 	perms = BEE_WALK_PERMS(r);
 	ev->have = perms;
 	ev->detail = BEE_WALK_STATE(r);
@@ -633,7 +692,8 @@ int BPF_PROG(bee_file_open, struct file *file)
 		bee_file_id(inode, ev);
 		allow = bee_exec_decide(sc, len);
 		if (allow) {
-			bee_inode_allow_map(inode, bee_gen());
+			__u64 sess = bee_sess();
+			bee_inode_allow_map(inode, sess, bee_gen(sess));
 			/* dead code to the verifier without pins: bee_task is not created */
 			if (bee_pins_on)
 				bee_task_record(ev);
@@ -649,7 +709,7 @@ int BPF_PROG(bee_file_open, struct file *file)
 		if (len < 0) {
 			ev->reason = BEE_AUDIT_REASON_TOO_LONG;
 		} else {
-			__u64 r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len);
+			__u64 r = bee_walk_fs((struct bee_path_bytes *)sc->path, (__u32)len, bee_sess());
 			__u32 perms = BEE_WALK_PERMS(r);
 			ev->path_len = (__u16)len;
 			ev->have = perms;
@@ -729,15 +789,16 @@ int BPF_PROG(bee_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 	struct bee_audit_event *ev;
 	struct inode *inode;
 	int allow, len;
+	__u64 sess, seq;
 	__u32 gen;
-	__u64 seq;
 
 	/* anonymous memory and mappings without PROT_EXEC are not the exec list's */
 	if (!file || !(prot & BEE_PROT_EXEC))
 		return 1;
 	inode = file->f_inode;
-	gen = bee_gen();
-	allow = bee_inode_may_map(inode, gen);
+	sess = bee_sess();
+	gen = bee_gen(sess);
+	allow = bee_inode_may_map(inode, sess, gen);
 	if (allow && BEE_AUDIT != BEE_AUDIT_MODE_ALL)
 		return 1;
 	sc = bee_scratch_get();
@@ -757,7 +818,7 @@ int BPF_PROG(bee_mmap_file, struct file *file, unsigned long reqprot, unsigned l
 	} else {
 		allow = bee_exec_decide(sc, len);
 		if (allow)
-			bee_inode_allow_map(inode, gen);
+			bee_inode_allow_map(inode, sess, gen);
 	}
 	if (!bee_scratch_intact(sc, seq)) {
 		allow = 0;
@@ -777,6 +838,7 @@ int BPF_PROG(bee_mprotect, struct vm_area_struct *vma, unsigned long reqprot, un
 	struct bee_audit_event ev;
 	struct file *file;
 	struct inode *inode;
+	__u64 sess;
 	int allow;
 
 	if (!(prot & BEE_PROT_EXEC))
@@ -786,7 +848,8 @@ int BPF_PROG(bee_mprotect, struct vm_area_struct *vma, unsigned long reqprot, un
 		return 1;
 	inode = file->f_inode;
 	/* no bpf_d_path here: only a record of an allowed exec open or map counts */
-	allow = bee_inode_may_map(inode, bee_gen());
+	sess = bee_sess();
+	allow = bee_inode_may_map(inode, sess, bee_gen(sess));
 	if (bee_audit_wanted(allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY)) {
 		bee_event_init(&ev, BEE_AUDIT_HOOK_FILE_MPROTECT, BEE_AUDIT_KIND_PROCESS,
 			       BEE_AUDIT_ACTION_EXECUTE, BEE_AUDIT_RES_FILE);
@@ -1052,6 +1115,8 @@ static __always_inline int bee_net_hook(struct bpf_sock_addr *ctx, __u8 dir, __u
 	__u32 proto = ctx->protocol;
 	__u16 port = bpf_ntohs((__u16)ctx->user_port);
 	struct bee_audit_event ev;
+	void *net4, *net6;
+	__u64 sess;
 
 	if (family == 4) {
 		addr[0] = ctx->user_ip4;
@@ -1062,8 +1127,11 @@ static __always_inline int bee_net_hook(struct bpf_sock_addr *ctx, __u8 dir, __u
 		addr[3] = ctx->user_ip6[3];
 	}
 	/* only tcp and udp sockets get this far (socket_create); others match nothing */
-	if (proto <= 255)
-		bee_net_decide(&bee_net4, &bee_net6, dir, (__u8)proto, family, addr, port, &a);
+	sess = bee_sess();
+	net4 = bpf_map_lookup_elem(&bee_net4, &sess);
+	net6 = bpf_map_lookup_elem(&bee_net6, &sess);
+	if (proto <= 255 && net4 && net6)
+		bee_net_decide(net4, net6, dir, (__u8)proto, family, addr, port, &a);
 	if (bee_audit_wanted(a.allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY)) {
 		bee_event_init(&ev, hook, BEE_AUDIT_KIND_NETWORK,
 			       dir == BEE_NET_BIND ? BEE_AUDIT_ACTION_LISTEN : BEE_AUDIT_ACTION_CONNECT,
@@ -1144,10 +1212,10 @@ int bee_test_walk(struct bee_test_walk *q)
 		return 2;
 	if (bpf_probe_read_kernel(sc->path, len, q->path) < 0)
 		return 3;
-	r = bee_walk_fs((struct bee_path_bytes *)sc->path, len);
+	r = bee_walk_fs((struct bee_path_bytes *)sc->path, len, q->sess);
 	q->fs_state = BEE_WALK_STATE(r);
 	q->fs_perms = BEE_WALK_PERMS(r);
-	r = bee_walk_exec((struct bee_path_bytes *)sc->path, len);
+	r = bee_walk_exec((struct bee_path_bytes *)sc->path, len, q->sess);
 	q->exec_state = BEE_WALK_STATE(r);
 	q->exec_perms = BEE_WALK_PERMS(r);
 	return 0;

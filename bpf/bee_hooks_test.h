@@ -26,9 +26,10 @@ struct bee_test_walk {
 	__u32 exec_state;          /* out: bee_walk_exec's state */
 	__u32 exec_perms;          /* out: and permission bits */
 	__u32 reserved;
+	__u64 sess;                /* in: the session key the walks look up */
 	__u8 path[BEE_PATH_MAX];   /* in */
 };
 
-_Static_assert(sizeof(struct bee_test_walk) == 24 + BEE_PATH_MAX, "bee_test_walk size");
+_Static_assert(sizeof(struct bee_test_walk) == 32 + BEE_PATH_MAX, "bee_test_walk size");
 
 #endif

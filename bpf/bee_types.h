@@ -42,8 +42,10 @@ _Static_assert(sizeof(__u32) == 4 && sizeof(__u64) == 8, "bee_types: __u32/__u64
 
 enum bpf_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
+	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_LPM_TRIE = 11,
+	BPF_MAP_TYPE_HASH_OF_MAPS = 13,
 	BPF_MAP_TYPE_RINGBUF = 27,
 };
 

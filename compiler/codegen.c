@@ -200,7 +200,7 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 		sizeof(struct bee_pin_value), p->pins ? p->pins : 1, F_RDONLY_PROG, CODEGEN_FILL_LOADER);
 	map_add(r, &mcap, BEE_MAP_STATE, CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_state), 1,
 		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
-	map_add(r, &mcap, BEE_MAP_INODE, CODEGEN_MAP_INODE_STORAGE, 4, 8, 0, F_NO_PREALLOC,
+	map_add(r, &mcap, BEE_MAP_INODE, CODEGEN_MAP_INODE_STORAGE, 4, 16, 0, F_NO_PREALLOC,
 		CODEGEN_FILL_PROGRAM);
 	if (p->pins)
 		map_add(r, &mcap, BEE_MAP_TASK, CODEGEN_MAP_TASK_STORAGE, 4, 16, 0, F_NO_PREALLOC,
@@ -210,8 +210,6 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 	map_add(r, &mcap, BEE_MAP_AUDIT, CODEGEN_MAP_RINGBUF, 0, 0, p->ringbuf, 0, CODEGEN_FILL_AUDIT);
 	map_add(r, &mcap, BEE_MAP_LOST, CODEGEN_MAP_PERCPU_ARRAY, 4, 8, 1, 0, CODEGEN_FILL_AUDIT);
 	map_add(r, &mcap, BEE_MAP_SELF_CG, CODEGEN_MAP_CGROUP_ARRAY, 4, 4, 1, 0, CODEGEN_FILL_LOADER);
-	map_add(r, &mcap, BEE_MAP_GUARD, CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_guard), 1,
-		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
 	map_add(r, &mcap, BEE_MAP_SB, CODEGEN_MAP_HASH, 4, sizeof(struct bee_sb_mount), BEE_SB_MAX,
 		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
 	map_add(r, &mcap, BEE_MAP_WALK, CODEGEN_MAP_PERCPU_ARRAY, 4, 2 * BEE_PATH_MAX, 1, 0,

@@ -31,7 +31,7 @@ static const char usage_text[] =
 	"       bee-load query PACK KIND ACTION RESOURCE\n"
 	"       bee-load revoke SESSION RULE\n"
 	"       bee-load ls [--json]\n"
-	"       bee-load gc\n"
+	"       bee-load gc [--packs]\n"
 	"       bee-load config [--json]\n"
 	"       bee-load --help | --version\n";
 
@@ -57,7 +57,8 @@ static const char help_text[] =
 	"  revoke    take grant RULE (its index or text, as `beec show` lists it) from\n"
 	"            live session SESSION; it only narrows\n"
 	"  ls        the registered sessions\n"
-	"  gc        remove what sessions of a killed bee-load left behind\n"
+	"  gc        remove what sessions of a killed bee-load left behind, and the packs'\n"
+	"            loads no session used for 10 minutes (--packs: every unused one now)\n"
 	"  config    the resolved configuration, each key with where it came from\n"
 	"\n"
 	"Options of run (and start):\n"
@@ -121,10 +122,10 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS };
 
 struct args {
-	bool json, audit_detail, no_ll_hardening;
+	bool json, audit_detail, no_ll_hardening, packs;
 	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user;
 	const char **env;
 	size_t nenv;
@@ -143,10 +144,11 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "no-landlock-hardening", no_argument, NULL, OPT_NO_LL_HARDENING },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "user", required_argument, NULL, OPT_USER },
+		{ "packs", no_argument, NULL, OPT_PACKS },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir", "no-landlock-hardening", "config", "user" };
+					     "state-dir", "no-landlock-hardening", "config", "user", "packs" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -187,6 +189,9 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_STATE_DIR:
 			a->state_dir = optarg;
+			break;
+		case OPT_PACKS:
+			a->packs = true;
 			break;
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
@@ -647,7 +652,7 @@ static int cmd_ls(int argc, char **argv)
 static int cmd_gc(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config");
+	int st = parse_args(argc, argv, &a, "state-dir config packs");
 	if (st >= 0)
 		return st;
 	if (optind != argc)
@@ -681,10 +686,13 @@ static int cmd_gc(int argc, char **argv)
 	}
 	free(was);
 	free(now);
+	int p = n >= 0 && a.packs ? bee_packs__gc(sd, 0, warn_stderr, NULL, &e) : 0;
 	config_fini(&c);
-	if (n < 0)
+	if (n < 0 || p < 0)
 		return fail(&e);
 	printf("gc: removed %d stale session%s\n", n, n == 1 ? "" : "s");
+	if (a.packs)
+		printf("gc: removed %d unused pack load%s\n", p, p == 1 ? "" : "s");
 	return finish_output(0);
 }
 

@@ -1,30 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* bpf_load.c: the pack's BPF object in the kernel, for one session.
+/* bpf_load.c: a pack's BPF object in the kernel, loaded once for every
+ * session of the pack (loader/cache.c keeps it and gives each session its
+ * entries).
  *
  *   load    bpf_object__open_mem of the pack's ELF (bee's one hook object,
  *           the same in every pack) specialised as the manifest says: its
  *           hooks loaded, the rest left out only where that cannot loosen
- *           the policy; every map it lists sized (value_size, max_entries),
- *           the others not created; the .rodata constants written; the LSM
- *           programs' autoload off unless the backend is bpf-lsm; then
+ *           the policy; every map it lists sized (value_size, max_entries;
+ *           for a per-session map the inner map, a map of the manifest's
+ *           shape made here, and the outer one sized for the sessions one
+ *           load serves), the others not created; the .rodata constants
+ *           written (the manifest's, and the sessions' cgroup depth); the
+ *           LSM programs' autoload off unless the backend is bpf-lsm; then
  *           bpf_object__load
- *   maps    bee_fs, bee_exec: key 0 = the automaton image; bee_net4/6:
- *           each record of the image is key then value; bee_pins: the
- *           (dev, ino) of each pinned exec rule's file, stat'ed now;
- *           bee_state: generation 1
- *   pin     every map under PIN_DIR/maps/NAME
- *   attach  every loaded program but the global ones to the session cgroup
- *           (BPF links, which the kernel detaches when the last reference
- *           goes), each link pinned under PIN_DIR/links/PROG so that revoke
- *           and gc can find the session from another process
- *   guard   bpf-lsm only (stage GUARD): bee_self_cg = the session cgroup,
- *           bee_guard = its id and depth, bee_sb = the mount point of each
- *           superblock mounted once with its root (/proc/self/mountinfo);
- *           then the lsm/ programs (BPF_LSM_MAC) attached globally, their
- *           links pinned beside the others. They act only for tasks in the
- *           session cgroup (bpf/bee_guard.bpf.h).
+ *   maps    the images: one map each for bee_fs, bee_exec (key 0 = the
+ *           automaton image) and bee_net4/6 (each record of the image is
+ *           key then value), of the inner maps' shape, which every session
+ *           starts with (read-only to the programs)
+ *   pin     every map under DIR/maps/NAME, the images under DIR/images/NAME
+ *   attach  every loaded program but the global ones to the pack's cgroup,
+ *           whose children are the sessions (BPF links, each pinned under
+ *           DIR/links/PROG: the pins keep them attached once this process
+ *           is gone, until the load is collected)
+ *   guard   bpf-lsm only (stage GUARD): bee_self_cg = the pack's cgroup,
+ *           bee_sb = the mount point of each superblock mounted once with
+ *           its root (/proc/self/mountinfo); then the lsm/ programs
+ *           (BPF_LSM_MAC) attached globally, their links pinned beside the
+ *           others. They act only for tasks below the pack's cgroup
+ *           (bpf/bee_guard.bpf.h).
  *
- * Nothing is attached anywhere but the session's own cgroup, except the
+ * Nothing is attached anywhere but the pack's own cgroup, except the
  * global LSM programs, which decide nothing outside it.
  */
 #include "internal.h"
@@ -91,6 +96,8 @@ static const char *map_type_name(enum bpf_map_type t)
 	case BPF_MAP_TYPE_RINGBUF: return "ringbuf";
 	case BPF_MAP_TYPE_INODE_STORAGE: return "inode_storage";
 	case BPF_MAP_TYPE_TASK_STORAGE: return "task_storage";
+	case BPF_MAP_TYPE_PERCPU_HASH: return "percpu_hash";
+	case BPF_MAP_TYPE_HASH_OF_MAPS: return "hash_of_maps";
 	default: return "?";
 	}
 }
@@ -133,39 +140,81 @@ static int object_programs(struct bpf_object *obj, const struct bee_manifest *m,
 	return 0;
 }
 
+/* A per-session map of the object (BEE_MAPF_SESSION) is keyed by the
+ * session; the manifest gives one session's shape. For a hash of maps
+ * that is the inner map; for a hash of values (bee_state, bee_lost) the
+ * manifest's array (or per-CPU array) of one value is a hash (per-CPU
+ * hash) of such values. The shape to check and size, and the outer map to
+ * size for the sessions (NULL when the map is not per session). */
+static struct bpf_map *session_shape(struct bpf_map *map, const char *mtype, struct bpf_map **outer)
+{
+	int id = bee_map_find(bpf_map__name(map));
+	*outer = NULL;
+	if (id < 0 || !(bee_map_props((enum bee_map_id)id) & BEE_MAPF_SESSION))
+		return map;
+	*outer = map;
+	if (bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS)
+		return bpf_map__inner_map(map);
+	enum bpf_map_type t = bpf_map__type(map);
+	bool keyed = bpf_map__key_size(map) == sizeof(uint64_t);
+	if (keyed && ((t == BPF_MAP_TYPE_HASH && strcmp(mtype, "array") == 0) ||
+		      (t == BPF_MAP_TYPE_PERCPU_HASH && strcmp(mtype, "percpu_array") == 0)))
+		return map;
+	return NULL;
+}
+
 /* The maps: each the manifest lists, sized as it says (value_size only
  * where the object gives the value no BTF type, as for the automata's
  * byte arrays; max_entries of any); a map of the object it does not list
  * is not created, which the verifier allows only where no loaded program
- * can reach it. Type, key size and flags are the object's and must agree. */
-static int object_maps(struct bpf_object *obj, const struct bee_manifest *m, bool lsm,
-		       struct bee_error *e)
+ * can reach it. Type, key size and flags are the object's and must agree.
+ * templ[i] is the inner map made for the manifest's map i (closed by the
+ * caller once the object is loaded). */
+static int object_maps(struct bpf_object *obj, const struct bee_manifest *m, bool lsm, uint32_t sessions,
+		       int *templ, struct bee_error *e)
 {
 	for (size_t i = 0; i < m->nmaps; i++) {
 		const struct bee_mf_map *mm = &m->maps[i];
-		struct bpf_map *map = bpf_object__find_map_by_name(obj, mm->name);
+		struct bpf_map *map = bpf_object__find_map_by_name(obj, mm->name), *outer;
 		if (!map)
 			return bee_fail(e, BEE_STAGE_PACK, -EINVAL, "map '%s': in the manifest but not in the BPF object",
 					mm->name);
-		uint32_t ks = bpf_map__key_size(map), vs = bpf_map__value_size(map);
-		uint32_t fl = bpf_map__map_flags(map);
-		const char *t = map_type_name(bpf_map__type(map));
-		if (strcmp(t, mm->type) != 0 || (mm->key_size && ks != mm->key_size) || fl != mm->flags)
+		struct bpf_map *shape = session_shape(map, mm->type, &outer);
+		if (!shape)
+			return bee_fail(e, BEE_STAGE_PACK, -EINVAL, "map '%s': the object's per-session %s cannot hold the manifest's %s",
+					mm->name, map_type_name(bpf_map__type(map)), mm->type);
+		bool hashed = outer == shape;     /* a hash of the manifest's values */
+		uint32_t ks = hashed ? 0 : bpf_map__key_size(shape), vs = bpf_map__value_size(shape);
+		uint32_t fl = bpf_map__map_flags(shape);
+		const char *t = hashed ? mm->type : map_type_name(bpf_map__type(shape));
+		if (strcmp(t, mm->type) != 0 || (mm->key_size && !hashed && ks != mm->key_size) || fl != mm->flags)
 			return bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 					"map '%s': the object has %s key %u flags %#x, the manifest %s %u %#x",
 					mm->name, t, ks, fl, mm->type, mm->key_size, mm->flags);
 		int err = 0;
-		if (mm->value_size && vs != mm->value_size)
-			err = bpf_map__btf_value_type_id(map) ? -EINVAL : bpf_map__set_value_size(map, mm->value_size);
-		if (!err && bpf_map__max_entries(map) != mm->max_entries)
-			err = bpf_map__set_max_entries(map, mm->max_entries);
+		if (outer && !hashed) {
+			/* the inner map's shape is a map of the manifest's shape,
+			 * made here (libbpf 1.1 cannot resize an inner map) */
+			if (bpf_map__btf_value_type_id(shape) && vs != mm->value_size)
+				err = -EINVAL;
+			else if ((templ[i] = bee_map_create_shape(mm, e)) < 0)
+				return templ[i];
+			else
+				err = bpf_map__set_inner_map_fd(outer, templ[i]);
+		} else if (mm->value_size && vs != mm->value_size) {
+			err = bpf_map__btf_value_type_id(shape) || hashed ? -EINVAL : bpf_map__set_value_size(shape, mm->value_size);
+		}
+		if (!err && !outer && bpf_map__max_entries(shape) != mm->max_entries)
+			err = bpf_map__set_max_entries(shape, mm->max_entries);
+		if (!err && outer)
+			err = bpf_map__set_max_entries(outer, sessions);
 		if (err)
 			return bee_fail(e, BEE_STAGE_PACK, err,
 					"map '%s': cannot size it as the manifest says (value %u, entries %u; "
 					"the object has value %u)", mm->name, mm->value_size, mm->max_entries, vs);
 	}
 	/* without the LSM programs, the maps only they use are not made (nor
-	 * pinned): each costs a map creation and a pin at every launch */
+	 * pinned): each costs a map creation and a pin */
 	struct bpf_map *map;
 	bpf_object__for_each_map(map, obj) {
 		const char *name = bpf_map__name(map);
@@ -185,7 +234,8 @@ static int object_maps(struct bpf_object *obj, const struct bee_manifest *m, boo
  * verifier reads them as known values. A global the manifest does not
  * set, or a constant the object does not have, is refused: no
  * placeholder ever reaches the kernel. */
-static int object_consts(struct bpf_object *obj, const struct bee_manifest *m, struct bee_error *e)
+static int object_consts(struct bpf_object *obj, const struct bee_manifest *m, uint32_t session_level,
+			 struct bee_error *e)
 {
 	struct btf *btf = bpf_object__btf(obj);
 	struct bpf_map *rodata = NULL, *map;
@@ -210,6 +260,12 @@ static int object_consts(struct bpf_object *obj, const struct bee_manifest *m, s
 		for (unsigned i = 0; i < btf_vlen(t) && !err; i++, v++) {
 			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
 			const struct bee_mf_const *c = bee_manifest_const(m, name ? name : "");
+			/* the loader's own (bee_names.h BEE_LOADER_CONSTS) */
+			if (name && strcmp(name, bee_loader_const_name(BEE_LCONST_SESSION_LEVEL)) == 0 &&
+			    v->size == sizeof(uint32_t) && (size_t)v->offset + v->size <= size) {
+				memcpy(data + v->offset, &session_level, sizeof(session_level));
+				continue;
+			}
 			if (!c)
 				err = bee_fail(e, BEE_STAGE_PACK, -EINVAL,
 					       "constant '%s': in the BPF object but not in the manifest", name);
@@ -233,12 +289,12 @@ static int object_consts(struct bpf_object *obj, const struct bee_manifest *m, s
 }
 
 /* The object specialised as the manifest says, and nothing more. */
-static int object_check(struct bpf_object *obj, const struct bee_manifest *m, bool lsm,
-			struct bee_error *e)
+static int object_check(struct bpf_object *obj, const struct bee_bpf_opts *o, int *templ, struct bee_error *e)
 {
 	int err;
-	if ((err = object_programs(obj, m, lsm, e)) < 0 || (err = object_maps(obj, m, lsm, e)) < 0 ||
-	    (err = object_consts(obj, m, e)) < 0)
+	if ((err = object_programs(obj, o->m, o->lsm, e)) < 0 ||
+	    (err = object_maps(obj, o->m, o->lsm, o->sessions, templ, e)) < 0 ||
+	    (err = object_consts(obj, o->m, o->session_level, e)) < 0)
 		return err;
 	return 0;
 }
@@ -252,34 +308,67 @@ static int map_fd(struct bpf_object *obj, const char *name, struct bee_error *e)
 	return fd;
 }
 
-/* Each pinned exec rule's file as the kernel names it now. */
-static int fill_pins(struct bee_bpf *b, const struct bee_manifest *m, struct bee_error *e)
+static enum bpf_map_type map_type_of(const char *name)
 {
-	int fd = map_fd(b->obj, bee_map_name(BEE_MAP_PINS), e);
+	static const enum bpf_map_type types[] = {
+		BPF_MAP_TYPE_HASH, BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_PERCPU_ARRAY, BPF_MAP_TYPE_LPM_TRIE,
+		BPF_MAP_TYPE_RINGBUF,
+	};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (strcmp(map_type_name(types[i]), name) == 0)
+			return types[i];
+	return BPF_MAP_TYPE_UNSPEC;
+}
+
+int bee_map_create_shape(const struct bee_mf_map *mm, struct bee_error *e)
+{
+	enum bpf_map_type t = map_type_of(mm->type);
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = mm->flags);
+	if (t == BPF_MAP_TYPE_UNSPEC)
+		return bee_fail(e, BEE_STAGE_MAPS, -EINVAL, "map '%s': a session's %s cannot be made", mm->name,
+				mm->type);
+	/* no name: libbpf would load a program first to learn whether the
+	 * kernel takes one (about 2 ms here) */
+	int fd = bpf_map_create(t, NULL, mm->key_size, mm->value_size, mm->max_entries, &mo);
 	if (fd < 0)
-		return fd;
-	for (size_t i = 0; i < m->nrules; i++) {
-		const struct bee_mf_rule *r = &m->rules[i];
-		struct stat st;
-		if (!r->pinned)
-			continue;
-		if (stat(r->text, &st) < 0) {
-			/* no entry: the pin grants nothing (fail closed) */
-			bee_warnf(b->warn, b->warn_ctx, "maps: pinned rule %u '%s': %s: it grants nothing", r->index,
-				  r->text, strerror(errno));
-			continue;
-		}
-		struct bee_pin_key k = { .ino = st.st_ino, .dev = bee_pin_dev(major(st.st_dev), minor(st.st_dev)) };
-		struct bee_pin_value v = { .rule = r->index };
-		if (bpf_map_update_elem(fd, &k, &v, BPF_ANY) < 0)
-			return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': rule %u '%s': %s",
-					bee_map_name(BEE_MAP_PINS), r->index, r->text, strerror(errno));
+		return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': cannot create a session's %s: %s", mm->name,
+				mm->type, strerror(errno));
+	return fd;
+}
+
+int bee_image_fill(int fd, const struct bee_mf_map *mm, const struct bee_pack_section_info *sec,
+		   struct bee_error *e)
+{
+	if (strcmp(mm->type, "array") == 0) {
+		uint32_t zero = 0;
+		if (bpf_map_update_elem(fd, &zero, sec->data, BPF_ANY) < 0)
+			return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': image '%s': %s", mm->name, mm->image,
+					strerror(errno));
+		return 0;
+	}
+	for (uint64_t r = 0; r < sec->elem_count; r++) {
+		const uint8_t *rec = (const uint8_t *)sec->data + r * sec->elem_width;
+		if (bpf_map_update_elem(fd, rec, rec + mm->key_size, BPF_NOEXIST) < 0)
+			return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': record %llu: %s", mm->name,
+					(unsigned long long)r, strerror(errno));
 	}
 	return 0;
 }
 
-static int fill_maps(struct bee_bpf *b, const struct bee_pack *p, const struct bee_manifest *m,
-		     struct bee_error *e)
+static int image_pin(struct bee_bpf *b, int fd, const char *name, struct bee_error *e)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_IMAGES "/%s", b->pin_dir, name);
+	if (bpf_obj_pin(fd, path) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, -errno, "image of map '%s': cannot pin at '%s': %s", name, path,
+				strerror(errno));
+	return 0;
+}
+
+/* The images every session starts with: one map each, of the manifest's
+ * shape, filled from the pack, pinned under DIR/images/. */
+static int fill_images(struct bee_bpf *b, const struct bee_pack *p, const struct bee_manifest *m,
+		       struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_MAPS);
 	if (err)
@@ -288,38 +377,52 @@ static int fill_maps(struct bee_bpf *b, const struct bee_pack *p, const struct b
 		const struct bee_mf_map *mm = &m->maps[i];
 		if (!mm->image)
 			continue;
-		const struct bpf_map *made = bpf_object__find_map_by_name(b->obj, mm->name);
-		if (made && !bpf_map__autocreate(made))
+		struct bpf_map *made = bpf_object__find_map_by_name(b->obj, mm->name);
+		if (!made || !bpf_map__autocreate(made))
 			continue;       /* only the LSM programs read it: not made here */
-		const struct bee_pack_section_info *s = bee_pack_image(p, mm->image);
-		int fd = map_fd(b->obj, mm->name, e);
+		const struct bee_pack_section_info *sec = bee_pack_image(p, mm->image);
+		int fd = bee_map_create_shape(mm, e);
 		if (fd < 0)
 			return fd;
-		if (strcmp(mm->type, "array") == 0) {
-			uint32_t zero = 0;
-			if (bpf_map_update_elem(fd, &zero, s->data, BPF_ANY) < 0)
-				return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': image '%s': %s", mm->name,
-						mm->image, strerror(errno));
-			continue;
-		}
-		for (uint64_t r = 0; r < s->elem_count; r++) {
-			const uint8_t *rec = (const uint8_t *)s->data + r * s->elem_width;
-			if (bpf_map_update_elem(fd, rec, rec + mm->key_size, BPF_NOEXIST) < 0)
-				return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': record %llu: %s", mm->name,
-						(unsigned long long)r, strerror(errno));
+		err = bee_image_fill(fd, mm, sec, e);
+		if (!err)
+			err = image_pin(b, fd, mm->name, e);
+		close(fd);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int bee_pin_folder_make(const char *dir, bool pack, struct bee_error *e)
+{
+	char path[PATH_MAX];
+	int err;
+	/* the folder's parent is shared; the folder is ours alone */
+	snprintf(path, sizeof(path), "%s", dir);
+	char *slash = strrchr(path, '/');
+	if (slash) {
+		*slash = '\0';
+		if ((err = bee_mkdirs(path, 0700)) < 0)
+			return bee_fail(e, BEE_STAGE_PIN, err, "cannot create '%s': %s", path, strerror(-err));
+	}
+	/* Mode 0 from the start: the tool may run as uid 0 without capabilities,
+	 * and a folder no mode bit opens keeps it from BPF_OBJ_GET of the
+	 * pack's links (to detach them) and maps (to widen them), as bpf(2)
+	 * refused in the session (bee_bpf) does; bee-load, revoke and gc pass
+	 * with CAP_DAC_OVERRIDE. Never a chmod later: a bee-load nested in a
+	 * session may not change metadata under bpffs (path_chmod). */
+	if (mkdir(dir, 0) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", dir, strerror(errno));
+	static const char *const subs[] = { BEE_PIN_MAPS, BEE_PIN_IMAGES, BEE_PIN_LINKS };
+	for (size_t i = 0; i < (pack ? 3 : 1); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, subs[i]);
+		if (mkdir(path, 0700) < 0) {
+			err = -errno;
+			bee_bpf_unpin_dir(dir);
+			return bee_fail(e, BEE_STAGE_PIN, err, "cannot create '%s': %s", path, strerror(-err));
 		}
 	}
-	err = fill_pins(b, m, e);
-	if (err)
-		return err;
-	int fd = map_fd(b->obj, bee_map_name(BEE_MAP_STATE), e);
-	uint32_t zero = 0;
-	struct bee_state st = { .gen = 1 };
-	if (fd < 0)
-		return fd;
-	if (bpf_map_update_elem(fd, &zero, &st, BPF_ANY) < 0)
-		return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': %s", bee_map_name(BEE_MAP_STATE),
-				strerror(errno));
 	return 0;
 }
 
@@ -329,29 +432,9 @@ static int pin_maps(struct bee_bpf *b, struct bee_error *e)
 	int err = bee_fault(BEE_STAGE_PIN);
 	if (err)
 		return bee_fail(e, BEE_STAGE_PIN, err, "'%s': injected fault", b->pin_dir);
-	/* the folder's parent may be shared by sessions; the folder is ours alone */
-	snprintf(path, sizeof(path), "%s", b->pin_dir);
-	char *slash = strrchr(path, '/');
-	if (slash) {
-		*slash = '\0';
-		if ((err = bee_mkdirs(path, 0700)) < 0)
-			return bee_fail(e, BEE_STAGE_PIN, err, "cannot create '%s': %s", path, strerror(-err));
-	}
-	/* Mode 0 from the start: the tool may run as uid 0 without capabilities,
-	 * and a folder no mode bit opens keeps it from BPF_OBJ_GET of the
-	 * session's links (to detach them) and maps (to widen them), as bpf(2)
-	 * refused in the session (bee_bpf) does; bee-load, revoke and gc pass
-	 * with CAP_DAC_OVERRIDE. Never a chmod later: a bee-load nested in a
-	 * session may not change metadata under bpffs (path_chmod). */
-	if (mkdir(b->pin_dir, 0) < 0)
-		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", b->pin_dir, strerror(errno));
+	if ((err = bee_pin_folder_make(b->pin_dir, true, e)) < 0)
+		return err;
 	b->pin_dir_made = true;
-	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS, b->pin_dir);
-	if (mkdir(path, 0700) < 0)
-		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", path, strerror(errno));
-	snprintf(path, sizeof(path), "%s/" BEE_PIN_LINKS, b->pin_dir);
-	if (mkdir(path, 0700) < 0)
-		return bee_fail(e, BEE_STAGE_PIN, -errno, "cannot create '%s': %s", path, strerror(errno));
 	struct bpf_map *map;
 	bpf_object__for_each_map(map, b->obj) {
 		/* .rodata holds the constants, frozen: nothing to find later */
@@ -411,29 +494,6 @@ static int attach_all(struct bee_bpf *b, int cgroup_fd, const char *cgroup, stru
 	return 0;
 }
 
-/* The session cgroup's depth below the cgroup2 root: "..", "../..", ...
- * until the file system changes (or a directory is its own parent, at a
- * root of its own). fstatat, never an open: a nested bee-load runs under
- * its parent session's file_open, which need not grant the cgroup tree. */
-static int cgroup_level(int cgroup_fd, uint32_t *level)
-{
-	char rel[3 * 256] = "..";
-	struct stat st, up;
-	*level = 0;
-	if (fstat(cgroup_fd, &st) < 0)
-		return -errno;
-	for (size_t n = 2; n + 3 < sizeof(rel); n += 3) {
-		if (fstatat(cgroup_fd, rel, &up, 0) < 0)
-			return -errno;
-		if (up.st_dev != st.st_dev || up.st_ino == st.st_ino)
-			return 0;
-		st = up;
-		++*level;
-		memcpy(rel + n, "/..", 4);
-	}
-	return -ELOOP;
-}
-
 /* mountinfo's octal escapes (\040 for a space) undone in place. */
 static void mountinfo_unescape(char *s)
 {
@@ -450,15 +510,34 @@ static void mountinfo_unescape(char *s)
 	*o = '\0';
 }
 
+/* One superblock's mount point, while mountinfo is read. */
+struct sb_row {
+	uint32_t dev;
+	bool ambiguous;             /* mounted with its root more than once, or too long */
+	struct bee_sb_mount v;
+};
+
+static int sb_row_cmp(const void *a, const void *b)
+{
+	uint32_t x = ((const struct sb_row *)a)->dev, y = ((const struct sb_row *)b)->dev;
+	return x < y ? -1 : x > y;
+}
+
 /* bee_sb: each superblock with exactly one mount of its root "/", keyed by
  * the kernel's dev_t; the others (none, or more than one such mount) get no
- * entry, so the inode hooks refuse their dentries (fail closed). */
-static int fill_sb(int fd, bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
+ * entry, so the inode hooks refuse their dentries (fail closed). Computed
+ * whole from mountinfo, then written over what the map held (a mount gone
+ * since loses its entry): the pack's sessions share the map, and each
+ * refreshes it when it starts. */
+int bee_sb_refresh(int fd, bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
 {
+	int err = bee_fault(BEE_STAGE_GUARD);
+	if (err)
+		return bee_fail(e, BEE_STAGE_GUARD, err, "injected fault");
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL;
-	size_t cap = 0;
-	int err = 0;
+	size_t cap = 0, n = 0, ncap = 0;
+	struct sb_row *rows = NULL;
 	if (!f)
 		return bee_fail(e, BEE_STAGE_GUARD, -errno, "cannot read /proc/self/mountinfo: %s", strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
@@ -469,69 +548,71 @@ static int fill_sb(int fd, bee_warn_fn warn, void *warn_ctx, struct bee_error *e
 			continue;
 		mountinfo_unescape(at);
 		uint32_t dev = bee_pin_dev(maj, min);
-		struct bee_sb_mount v = { 0 };
-		if (bpf_map_lookup_elem(fd, &dev, &v) == 0) {
-			/* a second mount of the same root: ambiguous, no entry */
-			v.len = 0;
-			if (bpf_map_update_elem(fd, &dev, &v, BPF_EXIST) < 0) {
-				err = -errno;
-				break;
-			}
+		struct sb_row *r = NULL;
+		for (size_t i = 0; i < n && !r; i++)
+			r = rows[i].dev == dev ? &rows[i] : NULL;
+		if (r) {
+			r->ambiguous = true;   /* a second mount of the same root */
 			continue;
 		}
-		size_t n = strlen(at);
-		if (n == 0 || n >= BEE_SB_PATH_MAX) {
-			v.len = 0;   /* too long to prefix: kept, so that it stays ambiguous */
-		} else {
-			v.len = (uint32_t)n;
-			memcpy(v.path, at, n);
-		}
-		if (bpf_map_update_elem(fd, &dev, &v, BPF_NOEXIST) < 0) {
-			if (errno == E2BIG) {
-				bee_warnf(warn, warn_ctx, "guard: more than %u mounts: the rest have no path", BEE_SB_MAX);
+		if (n == ncap) {
+			ncap = ncap ? 2 * ncap : 64;
+			struct sb_row *g = realloc(rows, ncap * sizeof(*rows));
+			if (!g) {
+				err = -ENOMEM;
 				break;
 			}
-			err = -errno;
-			break;
+			rows = g;
+		}
+		r = &rows[n++];
+		memset(r, 0, sizeof(*r));
+		r->dev = dev;
+		size_t len = strlen(at);
+		r->ambiguous = len == 0 || len >= BEE_SB_PATH_MAX;   /* too long to prefix */
+		if (!r->ambiguous) {
+			r->v.len = (uint32_t)len;
+			memcpy(r->v.path, at, len);
 		}
 	}
 	free(line);
 	fclose(f);
-	if (err)
-		return bee_fail(e, BEE_STAGE_GUARD, err, "map '%s': %s", bee_map_name(BEE_MAP_SB), strerror(-err));
-	/* entries marked ambiguous or too long go */
+	if (n)
+		qsort(rows, n, sizeof(*rows), sb_row_cmp);
+	/* entries of mounts that are gone, or now ambiguous, go first */
 	uint32_t key, next, *prev = NULL;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		struct bee_sb_mount v;
+	while (!err && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct sb_row k = { .dev = next }, *r = n ? bsearch(&k, rows, n, sizeof(*rows), sb_row_cmp) : NULL;
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &v) == 0 && v.len == 0 && bpf_map_delete_elem(fd, &key) == 0)
+		if ((!r || r->ambiguous) && bpf_map_delete_elem(fd, &key) == 0)
 			prev = NULL;   /* deleted: walk again from the start */
 	}
+	size_t kept = 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		if (rows[i].ambiguous)
+			continue;
+		if (kept++ == BEE_SB_MAX) {
+			bee_warnf(warn, warn_ctx, "guard: more than %u mounts: the rest have no path", BEE_SB_MAX);
+			break;
+		}
+		if (bpf_map_update_elem(fd, &rows[i].dev, &rows[i].v, BPF_ANY) < 0 && errno != E2BIG)
+			err = -errno;
+	}
+	free(rows);
+	if (err)
+		return bee_fail(e, BEE_STAGE_GUARD, err, "map '%s': %s", bee_map_name(BEE_MAP_SB), strerror(-err));
 	return 0;
 }
 
 /* Stage GUARD: the global programs' maps, then the programs. */
 static int attach_guard(struct bee_bpf *b, int cgroup_fd, const char *cgroup, struct bee_error *e)
 {
-	int err = bee_fault(BEE_STAGE_GUARD);
-	if (err)
-		return bee_fail(e, BEE_STAGE_GUARD, err, "'%s': injected fault", cgroup);
-	int self = map_fd(b->obj, bee_map_name(BEE_MAP_SELF_CG), e), gfd = map_fd(b->obj, bee_map_name(BEE_MAP_GUARD), e);
-	int sb = map_fd(b->obj, bee_map_name(BEE_MAP_SB), e);
-	if (self < 0 || gfd < 0 || sb < 0)
+	int self = map_fd(b->obj, bee_map_name(BEE_MAP_SELF_CG), e), sb = map_fd(b->obj, bee_map_name(BEE_MAP_SB), e);
+	if (self < 0 || sb < 0)
 		return bee_fail(e, BEE_STAGE_GUARD, -ENOENT, "the BPF object lacks the guard's maps");
 	uint32_t zero = 0, cfd = (uint32_t)cgroup_fd;
-	struct stat st;
-	struct bee_guard g = { 0 };
-	if (fstat(cgroup_fd, &st) < 0 || (err = cgroup_level(cgroup_fd, &g.cg_level)) < 0)
-		return bee_fail(e, BEE_STAGE_GUARD, err ? err : -errno, "cgroup '%s': cannot find its depth: %s",
-				cgroup, strerror(err ? -err : errno));
-	g.cg_id = st.st_ino;   /* a cgroup's kernfs id is its inode number */
-	if (bpf_map_update_elem(gfd, &zero, &g, BPF_ANY) < 0)
-		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map '%s': %s", bee_map_name(BEE_MAP_GUARD),
-				strerror(errno));
-	if ((err = fill_sb(sb, b->warn, b->warn_ctx, e)) < 0)
+	int err = bee_sb_refresh(sb, b->warn, b->warn_ctx, e);
+	if (err)
 		return err;
 	if (bpf_map_update_elem(self, &zero, &cfd, BPF_ANY) < 0)
 		return bee_fail(e, BEE_STAGE_GUARD, -errno, "map '%s': cgroup '%s': %s",
@@ -576,10 +657,19 @@ static int empty_btf_fd(void)
 	return fd;
 }
 
+static void templates_close(int *fd, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_error *e)
 {
 	char btf_path[64];
-	int btf_fd = -1;
+	int btf_fd = -1, templ[64];
+	for (size_t i = 0; i < sizeof(templ) / sizeof(templ[0]); i++)
+		templ[i] = -1;
 	struct bee_bpf *b = calloc(1, sizeof(*b));
 	int err;
 	*out = NULL;
@@ -610,7 +700,11 @@ int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_
 			 *last_msg ? ": " : "", last_msg);
 		goto fail;
 	}
-	if ((err = object_check(b->obj, o->m, o->lsm, e)) < 0)
+	if (o->m->nmaps > sizeof(templ) / sizeof(templ[0])) {
+		err = bee_fail(e, BEE_STAGE_PACK, -E2BIG, "the manifest lists %zu maps", o->m->nmaps);
+		goto fail;
+	}
+	if ((err = object_check(b->obj, o, templ, e)) < 0)
 		goto fail;
 	err = bpf_object__load(b->obj);
 	if (err) {
@@ -618,7 +712,7 @@ int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_
 			 *last_msg ? ": " : "", last_msg);
 		goto fail;
 	}
-	if ((err = fill_maps(b, o->pack, o->m, e)) < 0 || (err = pin_maps(b, e)) < 0 ||
+	if ((err = pin_maps(b, e)) < 0 || (err = fill_images(b, o->pack, o->m, e)) < 0 ||
 	    (err = attach_all(b, o->cgroup_fd, o->cgroup, e)) < 0 ||
 	    (o->lsm && (err = attach_guard(b, o->cgroup_fd, o->cgroup, e)) < 0))
 		goto fail;
@@ -626,6 +720,7 @@ int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_
 	print_to = NULL;
 	if (btf_fd >= 0)
 		close(btf_fd);
+	templates_close(templ, sizeof(templ) / sizeof(templ[0]));
 	*out = b;
 	return 0;
 fail:
@@ -633,31 +728,20 @@ fail:
 	print_to = NULL;
 	if (btf_fd >= 0)
 		close(btf_fd);
+	templates_close(templ, sizeof(templ) / sizeof(templ[0]));
 	bee_bpf_close(b);
 	return err;
 }
 
-int bee_bpf_audit_fds(const struct bee_bpf *b, int *ringbuf_fd, int *lost_fd)
-{
-	struct bpf_map *rb = bpf_object__find_map_by_name(b->obj, bee_map_name(BEE_MAP_AUDIT));
-	struct bpf_map *lost = bpf_object__find_map_by_name(b->obj, bee_map_name(BEE_MAP_LOST));
-	if (!rb || !lost)
-		return -ENOENT;
-	*ringbuf_fd = bpf_map__fd(rb);
-	*lost_fd = bpf_map__fd(lost);
-	return 0;
-}
-
-int bee_bpf_percpu_sum(int fd, uint64_t *sum)
+int bee_bpf_percpu_sum(int fd, const void *key, uint64_t *sum)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	if (ncpu <= 0)
 		return ncpu < 0 ? ncpu : -EINVAL;
 	uint64_t *v = calloc((size_t)ncpu, sizeof(*v));
-	uint32_t zero = 0;
 	if (!v)
 		return -ENOMEM;
-	int err = bpf_map_lookup_elem(fd, &zero, v) < 0 ? -errno : 0;
+	int err = bpf_map_lookup_elem(fd, key, v) < 0 ? -errno : 0;
 	*sum = 0;
 	for (int i = 0; !err && i < ncpu; i++)
 		*sum += v[i];
@@ -698,7 +782,25 @@ int bee_bpf_unpin_dir(const char *pin_dir)
 	rmdir_files(path, true);
 	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS, pin_dir);
 	rmdir_files(path, false);
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_IMAGES, pin_dir);
+	rmdir_files(path, false);
+	snprintf(path, sizeof(path), "%s/" BEE_PIN_RINGS, pin_dir);
+	rmdir_files(path, false);
 	return rmdir(pin_dir) < 0 && errno != ENOENT ? -errno : 0;
+}
+
+void bee_bpf_release(struct bee_bpf *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->nlinks; i++) {
+		bpf_link__disconnect(b->links[i]);   /* the pin keeps it attached */
+		bpf_link__destroy(b->links[i]);
+	}
+	free(b->links);
+	bpf_object__close(b->obj);
+	free(b->pin_dir);
+	free(b);
 }
 
 void bee_bpf_close(struct bee_bpf *b)

@@ -6,6 +6,7 @@
  * removed. */
 #include "internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-int bee_cgroup_create(const char *path, int *fd, struct bee_error *e)
+int bee_cgroup_create(const char *path, mode_t mode, int *fd, struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_CGROUP);
 	*fd = -1;
 	if (err)
 		return bee_fail(e, BEE_STAGE_CGROUP, err, "'%s': injected fault", path);
-	if (mkdir(path, 0755) < 0) {
+	if (mkdir(path, mode) < 0) {
 		err = -errno;
 		return bee_fail(e, BEE_STAGE_CGROUP, err, "cannot create '%s': %s", path, strerror(errno));
 	}
@@ -89,10 +90,34 @@ int bee_cgroup_kill_wait(const char *path, int timeout_ms)
 	return r;
 }
 
+/* The cgroups below path, deepest first: what a session inside the session
+ * left (a nested bee-load's pack load, whose records and pins went with
+ * the session's mount namespace), all of it empty once path is. */
+static void remove_below(const char *path, int depth)
+{
+	DIR *d = depth < 32 ? opendir(path) : NULL;
+	struct dirent *de;
+	char sub[PATH_MAX];
+	while (d && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, de->d_name) >= (int)sizeof(sub))
+			continue;
+		remove_below(sub, depth + 1);
+		rmdir(sub);
+	}
+	if (d)
+		closedir(d);
+}
+
 int bee_cgroup_remove(const char *path, int timeout_ms)
 {
 	int64_t end = mono_ms() + timeout_ms;
 	for (;;) {
+		if (rmdir(path) == 0 || errno == ENOENT)
+			return 0;
+		if (errno == EBUSY)
+			remove_below(path, 0);
 		if (rmdir(path) == 0 || errno == ENOENT)
 			return 0;
 		/* a task that has exited may still be counted for a moment */
@@ -101,3 +126,26 @@ int bee_cgroup_remove(const char *path, int timeout_ms)
 		usleep(1000);
 	}
 }
+/* A cgroup's depth below the cgroup2 root: "..", "../..", ...
+ * until the file system changes (or a directory is its own parent, at a
+ * root of its own). fstatat, never an open: a nested bee-load runs under
+ * its parent session's file_open, which need not grant the cgroup tree. */
+int bee_cgroup_level(int cgroup_fd, uint32_t *level)
+{
+	char rel[3 * 256] = "..";
+	struct stat st, up;
+	*level = 0;
+	if (fstat(cgroup_fd, &st) < 0)
+		return -errno;
+	for (size_t n = 2; n + 3 < sizeof(rel); n += 3) {
+		if (fstatat(cgroup_fd, rel, &up, 0) < 0)
+			return -errno;
+		if (up.st_dev != st.st_dev || up.st_ino == st.st_ino)
+			return 0;
+		st = up;
+		++*level;
+		memcpy(rel + n, "/..", 4);
+	}
+	return -ELOOP;
+}
+

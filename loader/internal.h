@@ -8,6 +8,8 @@
  *   check.c       the gates of `bee-load check`
  *   cgroup.c      the session cgroup: create, kill, remove
  *   bpf_load.c    libbpf: open the pack's ELF, load, fill maps, pin, attach, detach
+ *   cache.c       a pack loaded once for all its sessions: its cgroup, pins, locks,
+ *                 each session's entries, a revoke's own copies, collection
  *   ll.c          the Landlock backend: ruleset from the manifest's plan
  *   launch.c      the process tree: clone3 into the cgroup and new namespaces, the
  *                 session's init, the hardened tool, environment, exec
@@ -26,6 +28,7 @@
 #ifndef BEE_LOADER_INTERNAL_H
 #define BEE_LOADER_INTERNAL_H
 
+#include "bee_names.h"
 #include "libbee.h"
 #include "manifest.h"
 #include "pack.h"
@@ -125,15 +128,20 @@ int bee_pid_alive(pid_t pid, unsigned long long starttime);
 
 /* ---- cgroup.c --------------------------------------------------------------------- */
 
-/* Creates parent/name (0700) and opens it O_DIRECTORY. */
-int bee_cgroup_create(const char *path, int *fd, struct bee_error *e);
+/* Creates the cgroup path (mode, less the umask; never a chmod later: a
+ * bee-load nested in a session may not change metadata there) and opens
+ * it O_DIRECTORY. */
+int bee_cgroup_create(const char *path, mode_t mode, int *fd, struct bee_error *e);
 /* Kills every process in the cgroup (cgroup.kill) and waits up to
  * timeout_ms until it is empty. 0, -ETIMEDOUT, or a negative errno. */
 int bee_cgroup_kill_wait(const char *path, int timeout_ms);
-/* rmdir, retrying while the kernel still counts a dying task (EBUSY). */
+/* rmdir, retrying while the kernel still counts a dying task (EBUSY); the
+ * empty cgroups left below it (a nested session's) go first. */
 int bee_cgroup_remove(const char *path, int timeout_ms);
 /* 1 when the cgroup has processes, 0 when not, negative errno. */
 int bee_cgroup_populated(const char *path);
+/* A cgroup's depth below the cgroup2 root (which is 0). */
+int bee_cgroup_level(int cgroup_fd, uint32_t *level);
 
 /* ---- ll.c (Landlock) ---------------------------------------------------------------- */
 
@@ -457,7 +465,8 @@ struct bee_registry_entry {
 	char digest[40];
 	char started[32];
 	char cgroup[4096];
-	char bpffs[4096];           /* the session's pin folder */
+	char bpffs[4096];           /* the session's pin folder (a revoke's own copies) */
+	char cache[4096];           /* the pin folder of its pack's load (cache.c) */
 	char audit_log[4096];
 	char pack[4096];            /* the session's copy of the pack */
 	bool audit_detail;          /* the log's lines carry the detail keys */
@@ -537,27 +546,91 @@ struct bee_bpf_opts {
 	const struct bee_pack *pack;
 	const struct bee_manifest *m;
 	bool lsm;                   /* load and attach the lsm_cgroup programs */
-	int cgroup_fd;
+	int cgroup_fd;              /* the pack's cgroup */
 	const char *cgroup;         /* for messages */
-	const char *pin_dir;        /* the session's folder under bpffs */
+	const char *pin_dir;        /* the pack's folder under bpffs */
+	uint32_t session_level;     /* the sessions' cgroup depth (bee_session_level) */
+	uint32_t sessions;          /* entries of each per-session map */
 	bee_warn_fn warn;
 	void *warn_ctx;
 };
 
-/* load, fill maps, pin, attach, and under bpf-lsm the global programs:
- * stages LOAD, MAPS, PIN, ATTACH, GUARD. */
+/* load, fill the images, pin, attach, and under bpf-lsm the global
+ * programs: stages LOAD, MAPS, PIN, ATTACH, GUARD. */
 int bee_bpf_open(const struct bee_bpf_opts *o, struct bee_bpf **out, struct bee_error *e);
-/* The audit ring buffer and lost counter. */
-int bee_bpf_audit_fds(const struct bee_bpf *b, int *ringbuf_fd, int *lost_fd);
+/* Lets go of a loaded object whose pins keep it: nothing is detached. */
+void bee_bpf_release(struct bee_bpf *b);
 /* Detaches, unpins, removes the pin folder, closes. NULL is fine. */
 void bee_bpf_close(struct bee_bpf *b);
-/* Removes a pin folder left by a dead session: detaches each pinned link. */
+/* Removes a pin folder: detaches each pinned link. */
 int bee_bpf_unpin_dir(const char *pin_dir);
-/* The sum of a per-CPU u64 counter (bee_lost). */
-int bee_bpf_percpu_sum(int map_fd, uint64_t *sum);
-/* Pin paths inside a session folder. */
+/* The sum of a per-CPU u64 counter at key (bee_lost). */
+int bee_bpf_percpu_sum(int map_fd, const void *key, uint64_t *sum);
+/* A pin folder, mode 0, with maps/ (and for a pack images/ and links/).
+ * Stage PIN. */
+int bee_pin_folder_make(const char *dir, bool pack, struct bee_error *e);
+/* A map of the manifest's shape (a session's ring buffer or pins, an
+ * image). Stage MAPS. */
+int bee_map_create_shape(const struct bee_mf_map *mm, struct bee_error *e);
+/* An image map filled from its pack section. Stage MAPS. */
+int bee_image_fill(int fd, const struct bee_mf_map *mm, const struct bee_pack_section_info *sec,
+		   struct bee_error *e);
+/* bee_sb from /proc/self/mountinfo, over what it held. Stage GUARD. */
+int bee_sb_refresh(int fd, bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
+/* Pin paths inside a pin folder. */
 #define BEE_PIN_MAPS "maps"
+#define BEE_PIN_IMAGES "images"
 #define BEE_PIN_LINKS "links"
+#define BEE_PIN_RINGS "rings"
+
+/* ---- cache.c ------------------------------------------------------------------------- */
+
+/* Sessions one load of a pack serves at once (each per-session map's
+ * entries); the next session of the pack fails in stage MAPS, naming it. */
+#define BEE_PACK_SESSIONS 1024
+/* A load no session uses is collected after this long (bee_sessions__gc). */
+#define BEE_PACK_IDLE_S 600
+
+struct bee_cache;
+struct bee_slot;
+
+struct bee_cache_opts {
+	const struct bee_pack *pack;
+	const struct bee_manifest *m;
+	bool lsm;
+	const char *state_dir;
+	const char *bpffs;
+	const char *parent;         /* the cgroup the pack's cgroup is made in */
+	bee_warn_fn warn;
+	void *warn_ctx;
+};
+
+/* The pack's load for this backend and parent cgroup, made now (*cold)
+ * when there is none, with this session's reference on it. Stages
+ * REGISTRY, CGROUP, and those of bee_bpf_open; LOAD and ATTACH when warm. */
+int bee_cache_open(const struct bee_cache_opts *o, struct bee_cache **out, bool *cold, struct bee_error *e);
+const char *bee_cache_cgroup(const struct bee_cache *c);   /* the sessions' parent */
+const char *bee_cache_dir(const struct bee_cache *c);      /* its pins */
+const char *bee_cache_pack(const struct bee_cache *c);     /* its copy of the pack's bytes */
+/* Drops the reference (the load stays, for the next session). NULL is fine. */
+void bee_cache_close(struct bee_cache *c);
+/* The session of cgroup_fd (a child of the pack's cgroup, no task in it
+ * yet) in every per-session map: stages MAPS and, under bpf-lsm, GUARD. */
+int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest *m, bee_warn_fn warn,
+		  void *warn_ctx, struct bee_slot **out, struct bee_error *e);
+uint64_t bee_slot_key(const struct bee_slot *sl);
+int bee_slot_audit_fd(const struct bee_slot *sl);          /* the session's ring buffer */
+int bee_slot_lost(const struct bee_slot *sl, uint64_t *sum);
+/* The session's entries out of the maps. NULL is fine. */
+void bee_slot_close(struct bee_slot *sl);
+/* The same for a dead session, by the load's pins (gc). */
+void bee_cache_forget(const char *cache_dir, uint64_t sess);
+/* The map a live session decides with for id: bee_state's and bee_lost's
+ * keyed map itself; for an image or the pins, the session's own copy
+ * (pinned in session_dir, made from what it has now and put in its slot
+ * the first time). Stages SESSION, REVOKE. */
+int bee_session_map(const char *cache_dir, const char *session_dir, enum bee_map_id id, uint64_t sess,
+		    struct bee_error *e);
 
 /* ---- decide.c ------------------------------------------------------------------------ */
 

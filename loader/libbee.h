@@ -371,10 +371,19 @@ struct bee_session_info {
 int bee_sessions__list(const char *state_dir, struct bee_session_info **out, size_t *n,
 		       struct bee_error *e);
 
-/* Removes every session whose bee-load is gone: detaches and unpins its
- * programs and maps, kills what is left in its cgroup, removes the cgroup
- * and its registry entry. Returns how many it cleaned. */
+/* Removes every session whose bee-load is gone: takes its entries out of
+ * its pack's maps, unpins its own copies, kills what is left in its
+ * cgroup, removes the cgroup and its registry entry; then collects the
+ * packs' loads unused for BEE_PACK_IDLE_S (bee_packs__gc). Returns how
+ * many sessions it cleaned. */
 int bee_sessions__gc(const char *state_dir, bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
+
+/* A pack is loaded once for all its sessions (docs/bee-load.md "Sessions
+ * of one pack"): its programs verified and attached to a cgroup of its
+ * own, whose children the sessions are. Collects each load that no live
+ * session holds and that has been unused for idle_s seconds (0: every
+ * unused one): detached, unpinned, its cgroup removed. Returns how many. */
+int bee_packs__gc(const char *state_dir, unsigned idle_s, bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
 
 struct bee_revoke_opts {
 	size_t sz;                  /* sizeof(struct bee_revoke_opts) */

@@ -15,8 +15,9 @@
  *     when the run names another), live or stale (a dead bee-load's pinned
  *     links still confine its cgroup); the enclosing ones are checked
  *     innermost first;
- *   - each enclosing session's own copy of its pack (the record's "pack",
- *     else STATE/sessions/ID.bpfpack for records that lack it) must be the
+ *   - the copy of each enclosing session's pack (the record's "pack", its
+ *     load's STATE/packs/K.bpfpack; else STATE/sessions/ID.bpfpack for
+ *     records that lack it) must be the
  *     pack it loaded (the record's digest) and its source must compile again
  *     to its images (bee_policy_rebuild); its revoked rules are left out,
  *     so the child is proved against what the parent grants now;
@@ -290,6 +291,11 @@ int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m,
 	/* no cgroup v2 node: no session can enclose this process (and the
 	 * cgroup stage refuses the launch) */
 	if (bee_cgroup_self(self, sizeof(self)) < 0)
+		return 0;
+	/* every session's cgroup is named bee-* (a pack's bee-pack-*, the
+	 * session's bee-POLICY-ID): a process with no such component in its
+	 * cgroup's path is in none, and no record needs reading */
+	if (!strstr(self, "/bee-"))
 		return 0;
 	const char *dirs[2] = { bee_state_dir(state_dir), BEE_STATE_DIR };
 	size_t ndirs = strcmp(dirs[0], dirs[1]) == 0 ? 1 : 2;

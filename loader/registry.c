@@ -130,6 +130,7 @@ int bee_registry_write(const char *state_dir, const struct bee_registry_entry *r
 	json_object_set_new(o, "started", json_string(r->started));
 	json_object_set_new(o, "cgroup", json_string(r->cgroup));
 	json_object_set_new(o, "bpffs", json_string(r->bpffs));
+	json_object_set_new(o, "pack_load", json_string(r->cache));
 	json_object_set_new(o, "audit_log", json_string(r->audit_log));
 	json_object_set_new(o, "pack", json_string(r->pack));
 	json_object_set_new(o, "audit_detail", json_boolean(r->audit_detail));
@@ -178,6 +179,7 @@ int bee_registry_read(const char *state_dir, const char *id, struct bee_registry
 	copy_str(o, "started", r->started, sizeof(r->started));
 	copy_str(o, "cgroup", r->cgroup, sizeof(r->cgroup));
 	copy_str(o, "bpffs", r->bpffs, sizeof(r->bpffs));
+	copy_str(o, "pack_load", r->cache, sizeof(r->cache));
 	copy_str(o, "audit_log", r->audit_log, sizeof(r->audit_log));
 	copy_str(o, "pack", r->pack, sizeof(r->pack));
 	r->audit_detail = json_is_true(json_object_get(o, "audit_detail"));
@@ -289,9 +291,13 @@ int bee_registry_clean(const char *state_dir, const struct bee_registry_entry *r
 	int err, first = 0;
 	/* the cgroup emptied first, while the pinned links still confine it:
 	 * nothing a dead session left runs on unconfined for a moment */
-	bool cg = *r->cgroup && access(r->cgroup, F_OK) == 0;
+	struct stat st;
+	bool cg = *r->cgroup && stat(r->cgroup, &st) == 0;
 	if (cg && (err = bee_cgroup_kill_wait(r->cgroup, 2000)) < 0)
 		bee_warnf(warn, ctx, "gc: session %s: cannot empty '%s': %s", r->id, r->cgroup, strerror(-err));
+	/* its entries in its pack's maps, found by its cgroup's id */
+	if (cg && *r->cache)
+		bee_cache_forget(r->cache, st.st_ino);
 	if (*r->bpffs && (err = bee_bpf_unpin_dir(r->bpffs)) < 0) {
 		bee_warnf(warn, ctx, "gc: session %s: pins '%s': %s", r->id, r->bpffs, strerror(-err));
 		first = first ? first : err;
@@ -403,5 +409,8 @@ out:
 		free(ids[i]);
 	free(ids);
 	bee_registry_unlock(lk);
+	/* then the packs' loads no session has used for a while */
+	if (!err)
+		bee_packs__gc(sd, BEE_PACK_IDLE_S, warn, ctx, NULL);
 	return err ? err : cleaned;
 }

@@ -47,6 +47,11 @@
  *              nodes under RCU).
  *   pins       A revoked pinned exec rule's entries leave bee_pins.
  *
+ * The session's maps are its own: the first revoke that changes an image
+ * (or its pins) gives the session a copy of what it decides with, in its
+ * slot of the pack's per-session map, before anything is written
+ * (cache.c), so that the other sessions of the pack keep theirs.
+ *
  * Every new value is checked to be a subset of the live one before it is
  * written; then bee_state.gen is bumped (the programs' cached "may map
  * executable" answers expire), the rule joins the session's revoked list,
@@ -67,6 +72,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,21 +101,25 @@ struct revoke {
 	bool rebuilt;
 	const struct bee_mf_rule *rule;
 	bool *exclude;
+	uint64_t sess;              /* the session's key in its pack's maps */
 	struct bee_revoke_result *res;
 	struct bee_error *e;
 	bee_warn_fn warn;
 	void *warn_ctx;
 };
 
+/* The map the session decides with: its own copy of an image or of its
+ * pins (made at the first revoke that changes it, so that no other session
+ * of the pack sees the change: cache.c), the keyed map of bee_state. */
 static int pinned_map(struct revoke *rv, const char *name)
 {
-	char path[PATH_MAX + 128];
-	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS "/%s", rv->reg.bpffs, name);
-	int fd = bpf_obj_get(path);
-	if (fd < 0)
-		return bee_fail(rv->e, BEE_STAGE_SESSION, -errno, "session %s: pinned map '%s': %s", rv->reg.id, path,
-				strerror(errno));
-	return fd;
+	struct stat st;
+	int id = bee_map_find(name);
+	if (id < 0 || !*rv->reg.cache || stat(rv->reg.cgroup, &st) < 0)
+		return bee_fail(rv->e, BEE_STAGE_SESSION, -ENOENT, "session %s: no map '%s' of its pack's load (cgroup '%s')",
+				rv->reg.id, name, rv->reg.cgroup);
+	rv->sess = st.st_ino;    /* the session's key: its cgroup's id */
+	return bee_session_map(rv->reg.cache, rv->reg.bpffs, (enum bee_map_id)id, rv->sess, rv->e);
 }
 
 /* Finds RULE by index or by its text. */
@@ -331,15 +341,14 @@ static int revoke_net_map(struct revoke *rv, const char *map)
 static int bump_gen(struct revoke *rv)
 {
 	int fd = pinned_map(rv, bee_map_name(BEE_MAP_STATE));
-	uint32_t zero = 0;
 	struct bee_state st;
 	if (fd < 0)
 		return fd;
 	int err = 0;
-	if (bpf_map_lookup_elem(fd, &zero, &st) < 0)
+	if (bpf_map_lookup_elem(fd, &rv->sess, &st) < 0)
 		err = -errno;
 	st.gen++;
-	if (!err && bpf_map_update_elem(fd, &zero, &st, BPF_EXIST) < 0)
+	if (!err && bpf_map_update_elem(fd, &rv->sess, &st, BPF_EXIST) < 0)
 		err = -errno;
 	close(fd);
 	if (err)

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* session.c: one session, from a pack to a torn-down cgroup.
  *
- *   bee_session__open    pack -> user -> seccomp filter -> nesting -> gate -> registry ->
- *                        audit log -> cgroup -> load -> maps -> pin -> attach ->
- *                        Landlock ruleset
+ *   bee_session__open    pack -> user -> nesting -> gate -> the pack's load (made
+ *                        once: load, maps, pin, attach, guard; cache.c) -> registry
+ *                        -> audit log -> cgroup (a child of the pack's) -> the
+ *                        session's map entries -> its pin folder -> seccomp
+ *                        filter, mount plan, init -> Landlock ruleset
  *   bee_session__spawn   environment -> the plan to init (made at open: new pid, mount
  *                        and cgroup namespaces, in the cgroup) -> hardened tool -> exec;
  *                        bee_session_tool_start, which a supervisor's exec
@@ -57,7 +59,9 @@ struct bee_session {
 	char cgroup[PATH_MAX];
 	int cgroup_fd;
 	bool cgroup_made;
-	struct bee_bpf *bpf;
+	struct bee_cache *cache;            /* the pack's load, shared with its other sessions */
+	struct bee_slot *slot;              /* this session's entries in its maps */
+	bool pin_dir_made;
 	int ruleset_fd;
 	struct bee_ll_lates ll_late;        /* rules init adds on its own /proc, cgroup2 */
 	struct bee_user user;
@@ -68,7 +72,6 @@ struct bee_session {
 	struct bee_audit_log log;
 	struct bee_kaudit *ka;
 	struct ring_buffer *rb;
-	int lost_fd;
 	uint64_t lost_seen;
 
 	int epfd, clock_fd;
@@ -108,7 +111,7 @@ static int on_event(void *ctx, void *data, size_t size)
 static void check_lost(struct bee_session *s)
 {
 	uint64_t sum;
-	if (s->lost_fd < 0 || bee_bpf_percpu_sum(s->lost_fd, &sum) < 0 || sum <= s->lost_seen)
+	if (!s->slot || bee_slot_lost(s->slot, &sum) < 0 || sum <= s->lost_seen)
 		return;
 	char res[64];
 	snprintf(res, sizeof(res), "bee:audit-lost:%llu", (unsigned long long)(sum - s->lost_seen));
@@ -193,20 +196,13 @@ static int registry_create(struct bee_session *s, struct bee_error *e)
 	snprintf(r->digest, sizeof(r->digest), "%s", hex);
 	bee_utc_iso(bee_clock_ns(CLOCK_REALTIME), r->started, sizeof(r->started));
 	snprintf(r->cgroup, sizeof(r->cgroup), "%s", s->cgroup);
-	char *pack = bee_registry_pack_path(s->state_dir, s->id);
-	if (!pack)
-		return bee_fail(e, BEE_STAGE_REGISTRY, -ENOMEM, "out of memory");
-	snprintf(r->pack, sizeof(r->pack), "%s", pack);
-	free(pack);
+	/* the pack's bytes: the load's copy (cache.c), which lives as long as
+	 * a session holds the load */
+	snprintf(r->pack, sizeof(r->pack), "%s", bee_cache_pack(s->cache));
 	/* the record first, so that a session killed from here on is found */
 	if ((err = registry_save(s, e)) < 0)
 		return err;
 	s->registered = true;
-	size_t len;
-	const void *bytes = bee_pack__bytes(s->pack, &len);
-	if ((err = bee_write_atomic(r->pack, bytes, len)) < 0)
-		return bee_fail(e, BEE_STAGE_REGISTRY, err, "cannot copy the pack to '%s': %s", r->pack,
-				strerror(-err));
 	return 0;
 }
 
@@ -325,10 +321,19 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	bee_sessions__gc(s->state_dir, warn_gc, s, NULL);
 	if ((err = bee_session_id_new(s->id)) < 0)
 		return bee_fail(e, BEE_STAGE_REGISTRY, err, "no session id: %s", strerror(-err));
-	if (snprintf(s->cgroup, sizeof(s->cgroup), "%s/bee-%s-%s", parent, s->mf.name, s->id) >=
+	/* the pack's programs, loaded and attached once for all its sessions */
+	struct bee_cache_opts co = {
+		.pack = s->pack, .m = &s->mf, .lsm = s->backend == BEE_BACKEND_BPF_LSM, .state_dir = s->state_dir,
+		.bpffs = bpffs, .parent = parent, .warn = s->warn, .warn_ctx = s->warn_ctx,
+	};
+	bool cold;
+	if ((err = bee_cache_open(&co, &s->cache, &cold, e)) < 0)
+		return err;
+	if (snprintf(s->cgroup, sizeof(s->cgroup), "%s/bee-%s-%s", bee_cache_cgroup(s->cache), s->mf.name, s->id) >=
 		    (int)sizeof(s->cgroup) ||
 	    snprintf(s->reg.bpffs, sizeof(s->reg.bpffs), "%s/bee/%s", bpffs, s->id) >= (int)sizeof(s->reg.bpffs))
 		return bee_fail(e, BEE_STAGE_CGROUP, -ENAMETOOLONG, "the session's cgroup or pin path is too long");
+	snprintf(s->reg.cache, sizeof(s->reg.cache), "%s", bee_cache_dir(s->cache));
 	s->reg.audit_detail = o->audit_detail;
 	if ((err = registry_create(s, e)) < 0)
 		return err;
@@ -337,30 +342,31 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	clock_arm(s);
 	if (o->audit_log && (err = bee_session__audit_start(s, o->audit_log, e)) < 0)
 		return err;
-	if ((err = bee_cgroup_create(s->cgroup, &s->cgroup_fd, e)) < 0)
+	if ((err = bee_cgroup_create(s->cgroup, 0755, &s->cgroup_fd, e)) < 0)
 		return err;
 	s->cgroup_made = true;
-	/* init builds its namespaces and mounts while the programs load
-	 * below (the other core's work); the filter is ready made, from the
-	 * state directory's cache after the first session */
+	/* the session's entries before any task is in its cgroup, which is
+	 * under the pack's programs from birth: without them a task is
+	 * denied everything */
+	if ((err = bee_slot_open(s->cache, s->cgroup_fd, &s->mf, s->warn, s->warn_ctx, &s->slot, e)) < 0)
+		return err;
+	/* the session's pin folder, for what a revoke gives it of its own */
+	if ((err = bee_fault(BEE_STAGE_PIN)) < 0)
+		return bee_fail(e, BEE_STAGE_PIN, err, "'%s': injected fault", s->reg.bpffs);
+	if ((err = bee_pin_folder_make(s->reg.bpffs, false, e)) < 0)
+		return err;
+	s->pin_dir_made = true;
+	/* init builds its namespaces and mounts while the ring buffer and the
+	 * Landlock ruleset are made below (the other core's work); the filter
+	 * is ready made, from the state directory's cache after the first
+	 * session */
 	if ((err = bee_seccomp_get(s->state_dir, s->mf.syscalls_allowed, &s->filter, e)) < 0 ||
 	    (err = bee_mountns_plan(&s->mf, s->state_dir, &s->mountns, e)) < 0)
 		return err;
 	struct bee_init_spec is = { .cgroup_fd = s->cgroup_fd, .mountns = s->mountns, .filter = &s->filter.prog };
 	if ((err = bee_init_start(&is, &s->init, e)) < 0)
 		return err;
-	struct bee_bpf_opts bo = {
-		.pack = s->pack, .m = &s->mf, .lsm = s->backend == BEE_BACKEND_BPF_LSM,
-		.cgroup_fd = s->cgroup_fd, .cgroup = s->cgroup, .pin_dir = s->reg.bpffs,
-		.warn = s->warn, .warn_ctx = s->warn_ctx,
-	};
-	if ((err = bee_bpf_open(&bo, &s->bpf, e)) < 0)
-		return err;
-	int rb_fd;
-	if ((err = bee_bpf_audit_fds(s->bpf, &rb_fd, &s->lost_fd)) < 0)
-		return bee_fail(e, BEE_STAGE_LOAD, err, "the BPF object has no '%s' or '%s' map",
-				bee_map_name(BEE_MAP_AUDIT), bee_map_name(BEE_MAP_LOST));
-	s->rb = ring_buffer__new(rb_fd, on_event, s, NULL);
+	s->rb = ring_buffer__new(bee_slot_audit_fd(s->slot), on_event, s, NULL);
 	if (!s->rb)
 		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer '%s': %s", bee_map_name(BEE_MAP_AUDIT),
 				strerror(errno));
@@ -394,7 +400,7 @@ int bee_session__open(const char *pack_path, const struct bee_session_opts *opts
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -ENOMEM, "out of memory");
-	s->cgroup_fd = s->ruleset_fd = s->lost_fd = s->epfd = -1;
+	s->cgroup_fd = s->ruleset_fd = s->epfd = -1;
 	s->init = (struct bee_init){ .pid = -1, .pidfd = -1, .sock = -1, .status_fd = -1 };
 	s->log.fd = -1;
 	s->status = -1;
@@ -725,15 +731,20 @@ void bee_session__close(struct bee_session *s)
 	int err;
 	bee_session__end(s);
 	ring_buffer__free(s->rb);
-	bee_bpf_close(s->bpf);
 	if (s->ruleset_fd >= 0)
 		close(s->ruleset_fd);
 	bee_ll_lates_fini(&s->ll_late);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
 	bee_init_reap(&s->init);
+	/* no task of the session is left: its entries and its own copies go,
+	 * then its cgroup (gc finds the entries of a session by its cgroup) */
+	bee_slot_close(s->slot);
+	if (s->pin_dir_made && (err = bee_bpf_unpin_dir(s->reg.bpffs)) < 0)
+		bee_warnf(s->warn, s->warn_ctx, "pins '%s': cannot remove them: %s", s->reg.bpffs, strerror(-err));
 	if (s->cgroup_made && (err = bee_cgroup_remove(s->cgroup, KILL_WAIT_MS)) < 0)
 		bee_warnf(s->warn, s->warn_ctx, "cgroup '%s': cannot remove it: %s", s->cgroup, strerror(-err));
+	bee_cache_close(s->cache);
 	if (s->registered) {
 		int lk = bee_registry_lock(s->state_dir);
 		bee_registry_remove(s->state_dir, s->id);

@@ -28,23 +28,27 @@
 #define BEE_MAPF_LSM_ONLY (1u << 0) /* only the LSM programs use it: not made when they are left out */
 #define BEE_MAPF_IMAGE (1u << 1)    /* the pack holds its records as a map_image section of its name */
 #define BEE_MAPF_NO_MAP (1u << 2)   /* an image only, no BPF map: walked by the launcher */
+/* one per session: the object keys it by the session (bee_hooks.bpf.h's
+ * bee_sess), a hash of maps whose inner map has the manifest's shape, or a
+ * hash of the manifest's values; the loader sizes it for the sessions one
+ * loaded pack serves (loader/cache.c) */
+#define BEE_MAPF_SESSION (1u << 3)
 
 /* The BPF object's maps: X(ID, identifier, properties). */
 #define BEE_BPF_MAPS(X)                                                                            \
-	X(FS, bee_fs, BEE_MAPF_LSM_ONLY | BEE_MAPF_IMAGE)    /* the fs automaton */               \
-	X(EXEC, bee_exec, BEE_MAPF_LSM_ONLY | BEE_MAPF_IMAGE) /* the exec automaton */            \
-	X(NET4, bee_net4, BEE_MAPF_IMAGE)                  /* LPM trie of IPv4 rules */           \
-	X(NET6, bee_net6, BEE_MAPF_IMAGE)                  /* LPM trie of IPv6 rules */           \
-	X(PINS, bee_pins, 0)                               /* pinned executables' inodes */       \
-	X(STATE, bee_state, 0)                             /* the session's state */              \
+	X(FS, bee_fs, BEE_MAPF_LSM_ONLY | BEE_MAPF_IMAGE | BEE_MAPF_SESSION)  /* the fs automaton */ \
+	X(EXEC, bee_exec, BEE_MAPF_LSM_ONLY | BEE_MAPF_IMAGE | BEE_MAPF_SESSION) /* the exec automaton */ \
+	X(NET4, bee_net4, BEE_MAPF_IMAGE | BEE_MAPF_SESSION) /* LPM trie of IPv4 rules */         \
+	X(NET6, bee_net6, BEE_MAPF_IMAGE | BEE_MAPF_SESSION) /* LPM trie of IPv6 rules */         \
+	X(PINS, bee_pins, BEE_MAPF_SESSION)                /* pinned executables' inodes */       \
+	X(STATE, bee_state, BEE_MAPF_SESSION)              /* the session's state */              \
 	X(INODE, bee_inode, BEE_MAPF_LSM_ONLY)             /* inode storage */                    \
 	X(TASK, bee_task, BEE_MAPF_LSM_ONLY)               /* task storage */                     \
 	X(SCRATCH, bee_scratch, 0)                         /* per-CPU scratch */                  \
-	X(AUDIT, bee_audit, 0)                             /* the audit ring buffer */            \
-	X(LOST, bee_lost, 0)                               /* per-CPU count of lost records */    \
-	X(SELF_CG, bee_self_cg, BEE_MAPF_LSM_ONLY)         /* the session's cgroup */             \
-	X(GUARD, bee_guard, BEE_MAPF_LSM_ONLY)             /* the guard's settings */             \
-	X(SB, bee_sb, BEE_MAPF_LSM_ONLY)                   /* the session's mounts */             \
+	X(AUDIT, bee_audit, BEE_MAPF_SESSION)              /* the audit ring buffer */            \
+	X(LOST, bee_lost, BEE_MAPF_SESSION)                /* per-CPU count of lost records */    \
+	X(SELF_CG, bee_self_cg, BEE_MAPF_LSM_ONLY)         /* the pack's cgroup */                \
+	X(SB, bee_sb, BEE_MAPF_LSM_ONLY)                   /* the mounts' paths */                \
 	X(WALK, bee_walk, BEE_MAPF_LSM_ONLY)               /* per-CPU path walk buffer */
 /* Images without a BPF map. */
 #define BEE_IMAGE_MAPS(X)                                                                          \
@@ -68,6 +72,7 @@ enum bee_map_id {
 /* After the constants: every listed one is a 32-bit global of that name. */
 #define BEE_CONST_DECLARED(id, ident) _Static_assert(sizeof(ident) == 4, #ident " is a 32-bit constant");
 #define BEE_CONSTS_DECLARED() BEE_CONSTS(BEE_CONST_DECLARED)
+#define BEE_LOADER_CONSTS_DECLARED() BEE_LOADER_CONSTS(BEE_CONST_DECLARED)
 #else
 #include <stddef.h>
 #include <string.h>
@@ -170,6 +175,18 @@ enum bee_const_id {
 	BEE_CONST__COUNT
 };
 
+/* Constants the loader sets from where it loads a pack, never from the
+ * manifest (which does not list them): X(ID, identifier). */
+#define BEE_LOADER_CONSTS(X) \
+	X(SESSION_LEVEL, bee_session_level)   /* the sessions' cgroup depth */
+
+enum bee_loader_const_id {
+#define BEE_CONST_ENUM(id, ident) BEE_LCONST_##id,
+	BEE_LOADER_CONSTS(BEE_CONST_ENUM)
+#undef BEE_CONST_ENUM
+	BEE_LCONST__COUNT
+};
+
 #ifndef __BEE_BPF__
 struct bee_prog_name {
 	const char *name;
@@ -199,6 +216,18 @@ static const char *const bee_const_names[BEE_CONST__COUNT] = {
 static inline const char *bee_const_name(enum bee_const_id c)
 {
 	return bee_const_names[c];
+}
+
+static const char *const bee_loader_const_names[BEE_LCONST__COUNT] = {
+#define BEE_CONST_ROW(id, ident) [BEE_LCONST_##id] = #ident,
+	BEE_LOADER_CONSTS(BEE_CONST_ROW)
+#undef BEE_CONST_ROW
+};
+
+/* "bee_session_level" for BEE_LCONST_SESSION_LEVEL. */
+static inline const char *bee_loader_const_name(enum bee_loader_const_id c)
+{
+	return bee_loader_const_names[c];
 }
 #endif
 

@@ -2,6 +2,11 @@
 /* bee_session.h: the maps that the loader fills at session start (and
  * changes on revoke), shared with the BPF programs.
  *
+ * One loaded object serves every session of a pack (loader/cache.c); the
+ * maps below are per session, keyed by the session's cgroup id (a hash of
+ * maps whose inner map is what is described here, or a hash of these
+ * values): one session's entry is what the manifest describes.
+ *
  * Compiled by the host compiler and by clang -target bpf: fixed-width
  * types only.
  *
@@ -11,7 +16,7 @@
  *              rule's literal path at session start and inserts the file's
  *              (dev, ino). A pinned rule whose file is missing gets no entry,
  *              so it grants nothing (fail closed).
- *   bee_state  BPF_MAP_TYPE_ARRAY, one struct bee_state. The loader
+ *   bee_state  one struct bee_state per session. The loader
  *              increments gen after every change of bee_exec or bee_pins
  *              (a revoke): the programs cache "this inode may be mapped
  *              executable" per inode, tagged with gen, and ignore a cached
@@ -19,16 +24,15 @@
  *
  * The global BPF LSM programs (bpf/bee_guard.bpf.h, bpf-lsm backend only):
  *
- *   bee_self_cg  BPF_MAP_TYPE_CGROUP_ARRAY of one entry: the session cgroup's
- *              fd. A program acts only when bpf_current_task_under_cgroup
- *              says current is in it (or below it); an empty entry acts for
- *              nobody.
- *   bee_guard  BPF_MAP_TYPE_ARRAY, one struct bee_guard: the session
- *              cgroup's id and depth, which task_kill compares a target's
- *              ancestry with.
+ *   bee_self_cg  BPF_MAP_TYPE_CGROUP_ARRAY of one entry: the pack's
+ *              cgroup's fd, whose children are the pack's sessions. A program
+ *              acts only when bpf_current_task_under_cgroup says current is
+ *              below it; an empty entry acts for nobody. task_kill compares
+ *              a target's ancestor at the sessions' depth with current's.
  *   bee_sb     BPF_MAP_TYPE_HASH, superblock dev_t -> struct bee_sb_mount:
  *              where each file system is mounted, from bee-load's
- *              /proc/self/mountinfo at session start, for the hooks that get
+ *              /proc/self/mountinfo when the pack is loaded and again at each
+ *              session's start, for the hooks that get
  *              a dentry but no mount (inode_setattr, inode_setxattr,
  *              inode_removexattr). Only a superblock with exactly one mount
  *              of its root ("/") gets an entry; a dentry of another one has
@@ -64,12 +68,6 @@ struct bee_state {
 	__u32 reserved;
 };
 
-struct bee_guard {
-	__u64 cg_id;             /* the session cgroup's id (its inode number) */
-	__u32 cg_level;          /* its depth below the cgroup2 root (which is 0) */
-	__u32 reserved;
-};
-
 /* The mount point of a superblock's root; a path's first bytes. */
 #define BEE_SB_PATH_MAX 256
 #define BEE_SB_MAX 256           /* entries of bee_sb; more mounts are left out */
@@ -80,7 +78,6 @@ struct bee_sb_mount {
 	__u8 path[BEE_SB_PATH_MAX];
 };
 
-_Static_assert(sizeof(struct bee_guard) == 16, "bee_guard size");
 _Static_assert(sizeof(struct bee_sb_mount) == 8 + BEE_SB_PATH_MAX, "bee_sb_mount size");
 _Static_assert(sizeof(struct bee_pin_key) == 16, "bee_pin_key size");
 _Static_assert(__builtin_offsetof(struct bee_pin_key, dev) == 8, "bee_pin_key.dev");

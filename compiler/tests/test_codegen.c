@@ -54,6 +54,7 @@
 
 #include "examples.h"
 #include "bpf/bee_hooks_test.h"
+#include "bee_names.h"
 #include "codegen.h"
 #include "image.h"
 #include "libbeec.h"
@@ -180,16 +181,43 @@ static void consts_apply(struct bpf_object *obj, const struct codegen_result *r,
 	uint8_t data[256];
 	assert_true(init && size <= sizeof(data));
 	memcpy(data, init, size);
-	assert_int_equal(btf_vlen(t), r->nconsts);
+	/* the manifest's constants and the loader's own (the sessions' depth) */
+	assert_int_equal(btf_vlen(t), r->nconsts + BEE_LCONST__COUNT);
 	for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
 		const char *var = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
-		uint32_t value = const_of(r, var);
+		uint32_t value = strcmp(var, bee_loader_const_name(BEE_LCONST_SESSION_LEVEL)) == 0 ? 0 : const_of(r, var);
 		assert_int_equal(v->size, sizeof(value));
 		assert_true(v->offset + v->size <= size);
 		memcpy(data + v->offset, &value, sizeof(value));
 	}
 	if (bpf_map__set_initial_value(rodata, data, size) < 0)
 		fail_msg("%s: cannot set .rodata", name);
+}
+
+/* A per-session map (BEE_MAPF_SESSION) is keyed by the session: a hash of
+ * maps whose inner map has the table's shape, or, for a table's array (or
+ * per-CPU array) of one value, a hash (per-CPU hash) of such values with a
+ * 64-bit key (loader/bpf_load.c's session_shape). */
+static bool per_session(const char *name)
+{
+	int id = bee_map_find(name);
+	return id >= 0 && (bee_map_props((enum bee_map_id)id) & BEE_MAPF_SESSION);
+}
+
+static enum bpf_map_type keyed_type(enum codegen_map_type t)
+{
+	return (enum bpf_map_type)t == BPF_MAP_TYPE_PERCPU_ARRAY ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+}
+
+/* The inner maps made for the object's hashes of maps, as the loader makes
+ * them; closed once the object is loaded (or not). */
+static int inner_fds[64];
+static size_t ninner;
+
+static void inner_close(void)
+{
+	while (ninner)
+		close(inner_fds[--ninner]);
 }
 
 /* bee's object specialised by the tables, as the loader does: maps sized,
@@ -201,6 +229,7 @@ static struct bpf_object *elf_open(const struct codegen_result *r, const char *n
 	struct bpf_object *obj = bpf_object__open_mem(r->elf, r->elf_len, &oo);
 	if (!obj)
 		fail_msg("%s: libbpf cannot open the ELF: %s", name, strerror(errno));
+	inner_close();
 	struct bpf_map *map;
 	bpf_object__for_each_map(map, obj) {
 		if (bpf_map__is_internal(map))
@@ -210,6 +239,25 @@ static struct bpf_object *elf_open(const struct codegen_result *r, const char *n
 			assert_int_equal(bpf_map__set_autocreate(map, false), 0);
 			continue;
 		}
+		if (per_session(m->name) && bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS) {
+			/* the inner map's declared shape; its sizes are the table's */
+			const struct bpf_map *in = bpf_map__inner_map(map);
+			assert_non_null(in);
+			assert_int_equal(bpf_map__type(in), m->type);
+			assert_int_equal(bpf_map__key_size(in), m->key_size);
+			assert_int_equal(bpf_map__map_flags(in), m->flags);
+			LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = m->flags);
+			int fd = bpf_map_create((enum bpf_map_type)m->type, NULL, m->key_size, m->value_size,
+						m->max_entries, &mo);
+			if (fd < 0)   /* not root: the tables are still compared */
+				continue;
+			assert_true(ninner < ARRAY_LEN(inner_fds));
+			inner_fds[ninner++] = fd;
+			assert_int_equal(bpf_map__set_inner_map_fd(map, fd), 0);
+			continue;
+		}
+		if (per_session(m->name))
+			continue;     /* a hash of the table's values: its entries are the sessions' */
 		/* only a value without a BTF type may change size */
 		if (bpf_map__value_size(map) != m->value_size) {
 			assert_int_equal(bpf_map__btf_value_type_id(map), 0);
@@ -260,11 +308,22 @@ static void check_tables(struct bpf_object *obj, const struct codegen_result *r,
 			fail_msg("%s: map '%s' is not in codegen's table", name, bpf_map__name(map));
 		const struct codegen_map *m = &r->maps[i];
 		assert_string_equal(bpf_map__name(map), m->name);
-		assert_int_equal(bpf_map__type(map), m->type);
-		assert_int_equal(bpf_map__key_size(map), m->key_size);
-		assert_int_equal(bpf_map__value_size(map), m->value_size);
-		assert_int_equal(bpf_map__max_entries(map), m->max_entries);
-		assert_int_equal(bpf_map__map_flags(map), m->flags);
+		if (per_session(m->name) && bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS) {
+			/* its inner map was checked by elf_open */
+			assert_int_equal(bpf_map__key_size(map), sizeof(uint64_t));
+		} else if (per_session(m->name)) {
+			assert_int_equal(bpf_map__type(map), keyed_type(m->type));
+			assert_int_equal(bpf_map__key_size(map), sizeof(uint64_t));
+			assert_int_equal(bpf_map__value_size(map), m->value_size);
+			assert_int_equal(bpf_map__map_flags(map), m->flags);
+			assert_int_equal(m->max_entries, 1);
+		} else {
+			assert_int_equal(bpf_map__type(map), m->type);
+			assert_int_equal(bpf_map__key_size(map), m->key_size);
+			assert_int_equal(bpf_map__value_size(map), m->value_size);
+			assert_int_equal(bpf_map__max_entries(map), m->max_entries);
+			assert_int_equal(bpf_map__map_flags(map), m->flags);
+		}
 		i++;
 	}
 	assert_int_equal(i, r->nmaps);
@@ -323,6 +382,7 @@ static void load_cgroup_programs(const struct codegen_result *r, const char *nam
 		if (is_lsm_section(bpf_program__section_name(prog)))
 			bpf_program__set_autoload(prog, false);
 	int err = bpf_object__load(obj);
+	inner_close();
 	if (err)
 		fail_msg("%s: the kernel refused the object (%d); the verifier log is above", name, err);
 	bpf_object__for_each_program(prog, obj) {
@@ -371,6 +431,7 @@ static void load_lsm_programs(const struct codegen_result *r, const char *name)
 		libbpf_log[0] = '\0';
 		libbpf_set_print(libbpf_capture);
 		int err = bpf_object__load(obj);
+		inner_close();
 		libbpf_set_print(libbpf_print);
 		/* a CO-RE access this kernel lacks is poisoned, not refused, by libbpf */
 		if (strstr(libbpf_log, "invalid insn") || strstr(libbpf_log, "no matching targets"))
@@ -470,6 +531,10 @@ static const char *const fixed_paths[] = {
 	"/memfd:payload (deleted)", "/usr/bin/git (deleted)",
 };
 
+/* the session key of the test's walks (no cgroup has id 42 on a booted
+ * machine; the walks take it from the query, not from a cgroup) */
+#define WALK_SESSION 42
+
 struct walk_kernel {
 	struct bpf_object *obj;
 	int prog_fd;
@@ -484,6 +549,7 @@ static void walk_kernel_open(struct walk_kernel *k, const struct codegen_result 
 		if (is_lsm_section(bpf_program__section_name(prog)))
 			bpf_program__set_autoload(prog, false);
 	int err = bpf_object__load(k->obj);
+	inner_close();
 	if (err)
 		fail_msg("%s: the kernel refused the test object (%d); the verifier log is above",
 			 name, err);
@@ -501,10 +567,16 @@ static void walk_kernel_open(struct walk_kernel *k, const struct codegen_result 
 		struct bee_dfa_hdr *img = image_dfa_write(lw->dfa[images[i].dom], &len);
 		struct bpf_map *m = bpf_object__find_map_by_name(k->obj, images[i].map);
 		assert_non_null(m);
-		/* the value was sized to exactly the image, as the loader sizes it */
-		assert_int_equal(bpf_map__value_size(m), len);
-		__u32 zero = 0;
-		assert_int_equal(bpf_map__update_elem(m, &zero, sizeof(zero), img, len, BPF_ANY), 0);
+		/* a session's image map, sized to exactly the image as the loader
+		 * sizes it, under the session key the test program walks with */
+		LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = BPF_F_RDONLY_PROG);
+		int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, NULL, sizeof(__u32), (__u32)len, 1, &mo);
+		assert_true(fd >= 0);
+		__u32 zero = 0, ifd = (__u32)fd;
+		assert_int_equal(bpf_map_update_elem(fd, &zero, img, BPF_ANY), 0);
+		__u64 sess = WALK_SESSION;
+		assert_int_equal(bpf_map__update_elem(m, &sess, sizeof(sess), &ifd, sizeof(ifd), BPF_ANY), 0);
+		close(fd);
 		free(img);
 	}
 }
@@ -516,6 +588,7 @@ static unsigned walk_check(const struct walk_kernel *k, const struct lowered *lw
 	/* a syscall program's context is copied back into ctx_in */
 	LIBBPF_OPTS(bpf_test_run_opts, ro, .ctx_in = &q, .ctx_size_in = sizeof(q));
 	memset(&q, 0, sizeof(q));
+	q.sess = WALK_SESSION;
 	q.len = (__u32)len;
 	memcpy(q.path, path, len);
 	assert_int_equal(bpf_prog_test_run_opts(k->prog_fd, &ro), 0);

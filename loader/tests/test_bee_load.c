@@ -196,8 +196,9 @@ static bool process_gone(pid_t pid)
 
 /* ---- what a session leaves ---------------------------------------------------------- */
 
-/* Names in dir starting with prefix that are not in skip[0..nskip). */
-static int count_entries(const char *dir, const char *prefix, char **skip, size_t nskip)
+/* Names in dir starting with prefix that are not in skip[0..nskip) and do
+ * not start with keep (NULL: none). */
+static int count_entries_but(const char *dir, const char *prefix, char **skip, size_t nskip, const char *keep)
 {
 	DIR *d = opendir(dir);
 	int n = 0;
@@ -205,7 +206,7 @@ static int count_entries(const char *dir, const char *prefix, char **skip, size_
 	if (!d)
 		return 0;
 	while ((de = readdir(d))) {
-		bool old = false;
+		bool old = keep && strncmp(de->d_name, keep, strlen(keep)) == 0;
 		for (size_t i = 0; i < nskip; i++)
 			old |= strcmp(skip[i], de->d_name) == 0;
 		if (de->d_name[0] != '.' && strncmp(de->d_name, prefix, strlen(prefix)) == 0 && !old) {
@@ -217,16 +218,93 @@ static int count_entries(const char *dir, const char *prefix, char **skip, size_
 	return n;
 }
 
+static int count_entries(const char *dir, const char *prefix, char **skip, size_t nskip)
+{
+	return count_entries_but(dir, prefix, skip, nskip, NULL);
+}
+
+/* Session cgroups of the demo policy in the pack loads' cgroups that this
+ * suite's registry names (STATE/packs/KEY.json). */
+static int count_in_packs(const char *prefix)
+{
+	char d[512], *text;
+	size_t len;
+	int n = 0;
+	snprintf(d, sizeof(d), "%s/packs", state);
+	DIR *dir = opendir(d);
+	struct dirent *de;
+	while (dir && (de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		if (l < 5 || strcmp(de->d_name + l - 5, ".json") != 0)
+			continue;
+		char p[800];
+		snprintf(p, sizeof(p), "%s/%s", d, de->d_name);
+		if (bee_read_file(p, &text, &len) < 0)
+			continue;
+		json_t *o = json_loads(text, 0, NULL);
+		const char *cg = json_string_value(json_object_get(o, "cgroup"));
+		if (cg)
+			n += count_entries(cg, prefix, NULL, 0);
+		json_decref(o);
+		free(text);
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+/* Pack loads that this suite's registry still records. */
+static int count_pack_loads(void)
+{
+	char d[512];
+	snprintf(d, sizeof(d), "%s/packs", state);
+	DIR *dir = opendir(d);
+	struct dirent *de;
+	int n = 0;
+	while (dir && (de = readdir(dir))) {
+		size_t l = strlen(de->d_name);
+		n += l > 5 && strcmp(de->d_name + l - 5, ".json") == 0;
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
 /* No new session cgroup of the demo policy (another session of it on this
- * machine may run), no pin folder, no record. */
+ * machine may run), no session pin folder (the pack's load, pack-*, stays
+ * for the next session), no record. */
 static void assert_clean(void)
 {
 	char d[256];
 	snprintf(d, sizeof(d), "%s/bee", bpffs);
 	assert_int_equal(count_entries(cgparent, "bee-sandbox-demo-", before, nbefore), 0);
-	assert_int_equal(count_entries(d, "", NULL, 0), 0);
+	assert_int_equal(count_in_packs("bee-sandbox-demo-"), 0);
+	assert_int_equal(count_entries_but(d, "", NULL, 0, "pack-"), 0);
 	snprintf(d, sizeof(d), "%s/sessions", state);
 	assert_int_equal(count_entries(d, "", NULL, 0), 0);
+}
+
+/* The records of n registered sessions once all their tools run, in no
+ * particular order. */
+static void wait_sessions(struct bee_registry_entry *r, size_t n)
+{
+	for (int i = 0; i < 500; i++) {
+		char **ids = NULL;
+		size_t k = 0, good = 0;
+		bee_registry_ids(state, &ids, &k);
+		for (size_t x = 0; x < k; x++) {
+			if (k == n && good == x && bee_registry_read(state, ids[x], &r[x]) == 0 && r[x].tool_pid > 0)
+				good++;
+			free(ids[x]);
+		}
+		free(ids);
+		if (good == n)
+			return;
+		for (size_t x = 0; x < good; x++)
+			bee_registry_entry_fini(&r[x]);
+		usleep(10000);
+	}
+	fail_msg("%zu live sessions did not appear in %s", n, state);
 }
 
 /* The registered session's record once its tool runs. */
@@ -434,13 +512,21 @@ static int teardown(void **state_)
 			waitpid(started[i], NULL, 0);
 	}
 	bee_sessions__gc(state, NULL, NULL, NULL);
+	/* the packs' loads: their links are pinned in the bpffs below (state2:
+	 * test_objects' second registry) */
+	char state2[300];
+	snprintf(state2, sizeof(state2), "%s/state2", tmp);
+	bee_packs__gc(state2, 0, NULL, NULL, NULL);
+	int loads = bee_packs__gc(state, 0, NULL, NULL, NULL), left = count_pack_loads();
+	if (loads < 0 || left > 0)
+		fprintf(stderr, "test_bee_load: %d pack loads left behind\n", left);
 	unmount_all();
 	umount2(bpffs, MNT_DETACH);
 	char cmd[128];
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
 	if (system(cmd) != 0)
 		fprintf(stderr, "test_bee_load: cannot remove %s\n", tmp);
-	return 0;
+	return loads < 0 || left > 0 ? -1 : 0;
 }
 
 /* Writes tmp/rel (0644), making its directories. */
@@ -1688,7 +1774,9 @@ static void test_nesting(void **state_)
 	assert_int_equal(count_entries(d, "", mine, 2), 0);
 	snprintf(recs[0], sizeof(recs[0]), "%s", e.id);
 	snprintf(d, sizeof(d), "%s/bee", bpffs);
-	assert_int_equal(count_entries(d, "", mine, 1), 0);
+	assert_int_equal(count_entries_but(d, "", mine, 1, "pack-"), 0);
+	/* the nested session's pack load went with it (cache.c) */
+	assert_int_equal(count_entries(d, "pack-nest-sub-", NULL, 0), 0);
 
 	/* the parent's pack cannot be read: refused (fail closed), the subset too */
 	snprintf(copy, sizeof(copy), "%s/parent-copy.bpfpack", tmp);
@@ -1732,6 +1820,124 @@ static void test_nesting(void **state_)
 	assert_int_equal(r.status, 128 + SIGTERM);
 	run_fini(&r);
 	bee_registry_entry_fini(&e);
+	assert_clean();
+}
+
+/* ---- one load of a pack for its sessions ------------------------------------------------- */
+
+/* The parent directory of path (a session's cgroup: its pack's cgroup). */
+static void parent_of(const char *path, char *out, size_t size)
+{
+	snprintf(out, size, "%s", path);
+	char *slash = strrchr(out, '/');
+	if (slash)
+		*slash = '\0';
+}
+
+static void test_pack_load(void **state_)
+{
+	(void)state_;
+	char go[2][256], script[2][1024], audit[2][256], ok[16], pcg[2][4200];
+	snprintf(ok, sizeof(ok), "%d", port_ok);
+	struct job j[2];
+	for (int i = 0; i < 2; i++) {
+		snprintf(go[i], sizeof(go[i]), "%s/out/go%d", proj, i);
+		snprintf(audit[i], sizeof(audit[i]), "%s/load%d.jsonl", tmp, i);
+		snprintf(script[i], sizeof(script[i]), "P=%s; $P connect 127.0.0.1 %s; $P wait %s 20; $P connect 127.0.0.1 %s",
+			 probe, ok, go[i], ok);
+		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit[i], pack, "--",
+				       "/usr/bin/sh", "-c", script[i], NULL };
+		j[i] = start(argv, NULL);
+	}
+	struct bee_registry_entry e[2];
+	wait_sessions(e, 2);
+	if (e[0].pid != j[0].pid) {   /* the records in launch order */
+		struct bee_registry_entry t = e[0];
+		e[0] = e[1];
+		e[1] = t;
+	}
+	assert_int_equal(e[0].pid, j[0].pid);
+	/* one load: both sessions are children of one pack cgroup, whose links
+	 * both records name */
+	parent_of(e[0].cgroup, pcg[0], sizeof(pcg[0]));
+	parent_of(e[1].cgroup, pcg[1], sizeof(pcg[1]));
+	assert_string_equal(pcg[0], pcg[1]);
+	assert_non_null(strstr(pcg[0], "/bee-pack-sandbox-demo-"));
+	assert_string_equal(e[0].cache, e[1].cache);
+	assert_int_equal(count_pack_loads() >= 1, 1);
+	/* a revoke in the first is seen by it alone */
+	const char *rv[] = { BEE_BUILD_DIR "/bee-load", "revoke", "--state-dir", state, e[0].id,
+			     "net.connect 127.0.0.1/32:47000-47009/tcp", NULL };
+	struct run r;
+	run(&r, rv, NULL, 10000);
+	assert_int_equal(r.status, 0);
+	run_fini(&r);
+	/* the revoked session's own copy, in its own pin folder; the pack's image unchanged */
+	char own[4300];
+	snprintf(own, sizeof(own), "%s/maps/bee_net4", e[0].bpffs);
+	assert_int_equal(access(own, F_OK), 0);
+	snprintf(own, sizeof(own), "%s/maps/bee_net4", e[1].bpffs);
+	assert_int_equal(access(own, F_OK), -1);
+	assert_int_equal(bee_write_atomic(go[1], "", 0), 0);
+	finish(&j[1], &r, 20000);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "ok\nok\nok\n");
+	run_fini(&r);
+	assert_int_equal(bee_write_atomic(go[0], "", 0), 0);
+	finish(&j[0], &r, 20000);
+	assert_int_equal(r.status, 1);
+	assert_string_equal(r.out, "ok\nok\nEPERM\n");
+	run_fini(&r);
+	/* each audit log holds its own session's records only */
+	char res[64];
+	snprintf(res, sizeof(res), "127.0.0.1:%d", port_ok);
+	size_t n;
+	char **v = audit_lines(audit[0], &n, false);
+	assert_int_equal(count_record(v, n, "Network", "Connect", res, "Deny"), 1);
+	lines_free(v, n);
+	v = audit_lines(audit[1], &n, false);
+	assert_int_equal(count_record(v, n, "Network", "Connect", res, "Deny"), 0);
+	assert_int_equal(count_record(v, n, "Network", "Connect", "bee:revoke:net.connect 127.0.0.1/32:47000-47009/tcp",
+				      "Deny"), 0);
+	lines_free(v, n);
+	for (int i = 0; i < 2; i++) {
+		bee_registry_entry_fini(&e[i]);
+		unlink(go[i]);
+	}
+	assert_clean();
+
+	/* the next session finds the load as it was: in the same cgroup, the
+	 * revoke of a session that ended not in it */
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sh", "-c", script[0], NULL };
+	j[0] = start(argv, NULL);
+	wait_sessions(e, 1);
+	parent_of(e[0].cgroup, pcg[1], sizeof(pcg[1]));
+	assert_string_equal(pcg[0], pcg[1]);
+	assert_int_equal(bee_write_atomic(go[0], "", 0), 0);
+	finish(&j[0], &r, 20000);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "ok\nok\nok\n");
+	run_fini(&r);
+	bee_registry_entry_fini(&e[0]);
+	unlink(go[0]);
+
+	/* gc --packs: the unused load goes, its cgroup and pins with it */
+	char pins[4200];
+	snprintf(pins, sizeof(pins), "%s", e[0].cache);
+	const char *gc[] = { BEE_BUILD_DIR "/bee-load", "gc", "--packs", "--state-dir", state, NULL };
+	run(&r, gc, NULL, 10000);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "unused pack load"));
+	run_fini(&r);
+	assert_int_equal(access(pcg[0], F_OK), -1);
+	assert_int_equal(count_pack_loads(), 0);
+	/* and the next session loads the pack anew (the control: it runs) */
+	const char *again[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", probe, "connect", "127.0.0.1", ok, NULL };
+	run(&r, again, NULL, 20000);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "ok\n");
+	run_fini(&r);
+	assert_int_equal(count_pack_loads(), 1);
 	assert_clean();
 }
 
@@ -1914,6 +2120,9 @@ static void no_bpffs_child(const char *out, const char *err, const char *state_d
 	snprintf(mnt, sizeof(mnt), "%s/bpffs", state_dir);
 	if (!bee_is_bpffs(mnt))
 		_exit(94);
+	/* the pack's load, pinned there, goes with what it holds */
+	if (bee_packs__gc(state_dir, 0, NULL, NULL, NULL) != 1)
+		_exit(96);
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 95);
 }
 
@@ -2080,6 +2289,7 @@ int main(void)
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_flood),
 		cmocka_unit_test(test_revoke),
+		cmocka_unit_test(test_pack_load),
 		cmocka_unit_test(test_query),
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_config),

@@ -118,6 +118,10 @@ static int teardown(void **state_)
 	}
 	free(ids);
 	bee_sessions__gc(state, NULL, NULL, NULL);
+	struct bee_error pe;
+	int np = bee_packs__gc(state, 0, NULL, NULL, &pe);   /* the packs' loads, and their cgroups */
+	if (np < 0)
+		fprintf(stderr, "test_sessions: packs gc: %s\n", pe.msg);
 	snprintf(procs, sizeof(procs), "%s/cgroup.procs", self_cg);
 	snprintf(d, sizeof(d), "%d", (int)getpid());
 	bee_write_file(procs, d);

@@ -30,6 +30,14 @@
  *   bee-probe connect-time ADDR PORT N    N connects; prints the mean ns
  *   bee-probe open-time PATH N            N opens (read) and closes of PATH;
  *                                         prints the mean ns
+ *   bee-probe start-time N CMD... [: CMD...]...
+ *                                         N rounds, each starting every CMD
+ *                                         once in turn (fork, execv, wait;
+ *                                         output to /dev/null), so that the
+ *                                         host's drift hits all alike;
+ *                                         prints each CMD's median ms a
+ *                                         line, in order (a CMD that fails
+ *                                         stops it: EIO)
  *   bee-probe landlock1 DIR COMMAND...    runs the bee-probe COMMAND in the
  *                                         benchmarks' peer, in this process:
  *                                         a one-rule Landlock sandbox that
@@ -203,6 +211,64 @@ static int do_sys(const char *name, const char *arg)
 	return r < 0 ? errno : 0;
 }
 
+/* ---- start-time -------------------------------------------------------------------- */
+
+static int ms_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* One start of argv: fork, execv, wait; ms, or -1 when it failed. */
+static double start_once(char **argv)
+{
+	struct timespec a, b;
+	int st;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+}
+
+static int start_time(int rounds, int argc, char **argv)
+{
+	char **cmd[16];
+	int ncmd = 0;
+	if (rounds < 1 || rounds > 10000)
+		return say(EINVAL);
+	cmd[ncmd++] = argv;
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], ":")) {
+			argv[i] = NULL;
+			if (ncmd == 16 || i + 1 == argc)
+				return say(EINVAL);
+			cmd[ncmd++] = &argv[i + 1];
+		}
+	double *ms = calloc((size_t)ncmd * (size_t)rounds, sizeof(*ms));
+	if (!ms)
+		return say(ENOMEM);
+	for (int r = 0; r < rounds; r++)
+		for (int k = 0; k < ncmd; k++)
+			if ((ms[k * rounds + r] = start_once(cmd[k])) < 0)
+				return say(EIO);
+	for (int k = 0; k < ncmd; k++) {
+		qsort(ms + k * rounds, (size_t)rounds, sizeof(*ms), ms_cmp);
+		printf("%.2f\n", ms[k * rounds + rounds / 2]);
+	}
+	free(ms);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && (!strcmp(argv[1], "landlock1") || !strcmp(argv[1], "landlock1-read"))) {
@@ -358,6 +424,8 @@ int main(int argc, char **argv)
 		printf("%.1f\n", mean_ns(&a, &b, n));
 		return 0;
 	}
+	if (!strcmp(c, "start-time") && argc >= 4)
+		return start_time(atoi(argv[2]), argc - 3, argv + 3);
 	fprintf(stderr, "bee-probe: bad command\n");
 	return 2;
 }

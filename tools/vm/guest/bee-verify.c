@@ -11,8 +11,10 @@
  * the loader's code: the manifest's hooks are the programs loaded, and an
  * unlisted one is allowed only for bee_bprm_check without a pinned rule
  * or a syscall program; each listed map exists with the same key size and
- * flags and is sized (value_size, max_entries), an unlisted one is not
- * created; every .rodata global is set from "constants". Then
+ * flags and is sized (value_size, max_entries; a per-session map through
+ * its inner map, or as a hash of the manifest's values), an unlisted one
+ * is not created; every .rodata global is set from "constants" (and the
+ * loader's own, the sessions' depth). Then
  * bpf_object__load: every listed program, lsm_cgroup ones included, must
  * pass the verifier. Prints
  * one line for the pack and one per program (instructions, and how many
@@ -74,6 +76,41 @@ static int check_programs(const char *path, struct bpf_object *obj, const struct
 	return 0;
 }
 
+/* The inner maps made for the per-session maps (closed after the load). */
+static int inner_fd[64];
+static size_t ninner;
+
+/* A per-session map (pack-format.md, "Per-session maps"): in the ELF a
+ * hash of maps keyed by a 64-bit session id whose inner map has the
+ * manifest's type, key size and flags, and is made of the manifest's
+ * shape; or, for the manifest's array (per-CPU array) of one value, a
+ * hash (per-CPU hash) of such values keyed by the session. */
+static int session_map(const char *path, struct bpf_map *map, const struct bee_mf_map *m)
+{
+	const char *name = bpf_map__name(map);
+	if (bpf_map__key_size(map) != 8)
+		return fail(path, "map '%s': per session, but keyed by %u bytes", name, bpf_map__key_size(map));
+	if (bpf_map__type(map) != BPF_MAP_TYPE_HASH_OF_MAPS) {
+		bool percpu = strcmp(m->type, "percpu_array") == 0;
+		enum bpf_map_type want = percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
+		if ((!percpu && strcmp(m->type, "array")) || bpf_map__type(map) != want ||
+		    bpf_map__value_size(map) != m->value_size || bpf_map__map_flags(map) != m->flags)
+			return fail(path, "map '%s': per session, not a hash of the manifest's %s values", name,
+				    m->type);
+		return bpf_map__set_max_entries(map, 1);
+	}
+	const struct bpf_map *in = bpf_map__inner_map(map);
+	if (!in || bpf_map__key_size(in) != m->key_size || bpf_map__map_flags(in) != m->flags)
+		return fail(path, "map '%s': its inner map is not of the manifest's key size and flags", name);
+	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = m->flags);
+	int fd = bpf_map_create(bpf_map__type(in), NULL, m->key_size, m->value_size, m->max_entries, &mo);
+	if (fd < 0 || ninner == sizeof(inner_fd) / sizeof(inner_fd[0]))
+		return fail(path, "map '%s': cannot make its inner map: %s", name, strerror(errno));
+	inner_fd[ninner++] = fd;
+	int err = bpf_map__set_inner_map_fd(map, fd);
+	return err ? err : bpf_map__set_max_entries(map, 1);
+}
+
 /* Each manifest map is an ELF map of the same key size and flags, sized
  * from the manifest; an ELF map it does not list is not created. */
 static int size_maps(const char *path, struct bpf_object *obj, const struct bee_manifest *mf)
@@ -87,6 +124,14 @@ static int size_maps(const char *path, struct bpf_object *obj, const struct bee_
 		const struct bee_mf_map *m = bee_manifest_map(mf, name);
 		if (!m) {
 			bpf_map__set_autocreate(map, false);
+			continue;
+		}
+		int id = bee_map_find(name);
+		if (id >= 0 && (bee_map_props((enum bee_map_id)id) & BEE_MAPF_SESSION)) {
+			int err = session_map(path, map, m);
+			if (err)
+				return err < -1 ? fail(path, "map '%s': cannot size it: %s", name, strerror(-err)) : -1;
+			n++;
 			continue;
 		}
 		if (m->key_size != bpf_map__key_size(map) || m->flags != bpf_map__map_flags(map))
@@ -128,6 +173,13 @@ static int set_constants(const char *path, struct bpf_object *obj, const struct 
 		for (unsigned i = 0; i < btf_vlen(t); i++, v++) {
 			const char *name = btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off);
 			const struct bee_mf_const *c = bee_manifest_const(m, name);
+			/* the loader's own: the sessions' cgroup depth, any value here */
+			if (strcmp(name, bee_loader_const_name(BEE_LCONST_SESSION_LEVEL)) == 0 && v->size == 4 &&
+			    v->offset + 4 <= size) {
+				__u32 level = 1;
+				memcpy(data + v->offset, &level, sizeof(level));
+				continue;
+			}
 			if (!c || v->size != 4 || v->offset + 4 > size)
 				return fail(path, "constant '%s': missing from the manifest or not 32-bit", name);
 			__u32 value = c->value;
@@ -177,6 +229,8 @@ static int verify(const char *path)
 	if (check_programs(path, obj, &m) || size_maps(path, obj, &m) || set_constants(path, obj, &m))
 		goto out;
 	e = bpf_object__load(obj);
+	while (ninner)
+		close(inner_fd[--ninner]);
 	if (e) {
 		fprintf(stderr, "bee-verify: '%s': the kernel refused the object: %s\n", path,
 			strerror(-e));

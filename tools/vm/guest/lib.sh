@@ -435,6 +435,13 @@ alive() {
 	[ -n "$_st" ] && [ "$_st" != Z ] && [ "$_st" != X ]
 }
 
+# session_load SID: the pin folder of the session's pack load (its
+# programs' links and maps, shared by the pack's sessions: loader/cache.c),
+# from its registry record.
+session_load() {
+	sed -n 's/^ *"pack_load": "\(.*\)",\{0,1\}$/\1/p' "/run/bee/sessions/$1.json"
+}
+
 # escape_session_start: a session of the 71-escape-* suites' policy
 # (escape-guard, SESSION_OPTS as set), whose tool /esc/bin/driver serves
 # requests. Sets tpid (the tool's own pid answer), hpid (its pid here), cg

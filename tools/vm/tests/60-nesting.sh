@@ -56,7 +56,7 @@ ppid=$(ask pid)
 pcg=$(session_cgroup "$(session_tool_pid)")
 pid_=${pcg##*-}
 case $pcg in
-/sys/fs/cgroup/bee-vm-nest-parent-*) ;;
+/sys/fs/cgroup/bee-pack-*/bee-vm-nest-parent-*) ;;
 *) fail "the parent session did not start (tool answered '$ppid'): $(tail -n 3 "$p_dir/err" | tr '\n' ' ')" ;;
 esac
 parent_ask() {
@@ -110,7 +110,7 @@ session_start /bee/packs/vm/nest-child.bpfpack /nest/bin/tool serve
 cpid=$(ask pid)
 ccg=$(session_cgroup "$(session_tool_pid)")
 case $ccg in
-"$pcg"/bee-vm-nest-child-*)
+"$pcg"/bee-pack-*/bee-vm-nest-child-*)
 	bee_case joined-start PASS "the child's tool (pid $cpid) runs in $ccg, below the parent's cgroup" ;;
 *)
 	bee_case joined-start FAIL "the child's tool answered '$cpid' (cgroup '$ccg', want below $pcg); bee-load said: $(tail -n 3 "$session_dir/err" | tr '\n' ' ')" ;;

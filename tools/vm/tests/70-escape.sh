@@ -85,6 +85,7 @@ case $cg in
 *) fail "the escape session did not start (tool '$tpid', cgroup '$cg'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')" ;;
 esac
 sid=${cg##*-}
+load=$(session_load "$sid")
 
 control read-allowed READ:plain read /esc/allowed/plain
 control procfd-read OK procfd /esc/ro/file r r
@@ -194,16 +195,16 @@ w=$(ask bpf-prog-detach "$cgname")
 attempt bpf-prog-detach "$(is "$w" EPERM EACCES EINVAL ENOENT SETUP:EACCES SETUP:ENOENT)" "BPF_PROG_DETACH of the session cgroup's ($cgname) connect4 programs: '$w' (want a refusal: EPERM, no bpf(); SETUP:EACCES or SETUP:ENOENT, the cgroup cannot even be opened; or EINVAL/ENOENT as programs attached by links cannot be detached that way)"
 w=$(ask bpf-link-ids)
 attempt bpf-link-ids "$(is "$w" EPERM EACCES)" "BPF_LINK_GET_NEXT_ID, GET_FD_BY_ID, LINK_DETACH of every link: '$w' (want EPERM: no CAP_SYS_ADMIN)"
-w=$(ask bpf-net-grant "/sys/fs/bpf/bee/$sid/maps/bee_net4" 127.0.0.1)
+w=$(ask bpf-net-grant "$load/maps/bee_net4" 127.0.0.1)
 n=$(ask connect 127.0.0.1:47201)
 b=$(is "$w" EPERM EACCES ENOENT)
 [ "$n" = EPERM ] && b=1
-attempt bpf-map-widen "$b" "BPF_OBJ_GET of the pinned map /sys/fs/bpf/bee/$sid/maps/bee_net4 and BPF_MAP_UPDATE_ELEM of a grant of 127.0.0.1:* (tcp): '$w' (want EPERM or EACCES); then connect 127.0.0.1:47201 (not granted): '$n' (want EPERM)"
-w=$(ask bpf-link-detach "/sys/fs/bpf/bee/$sid/links/bee_file_open")
+attempt bpf-map-widen "$b" "BPF_OBJ_GET of the pinned map $load/maps/bee_net4 and BPF_MAP_UPDATE_ELEM of a grant of 127.0.0.1:* (tcp): '$w' (want EPERM or EACCES); then connect 127.0.0.1:47201 (not granted): '$n' (want EPERM)"
+w=$(ask bpf-link-detach "$load/links/bee_file_open")
 r=$(ask read /esc/secret/key)
 b=$(is "$w" EPERM EACCES ENOENT)
 [ "$r" = EACCES ] && b=1
-attempt bpf-link-detach "$b" "BPF_OBJ_GET of the pinned link /sys/fs/bpf/bee/$sid/links/bee_file_open, then BPF_LINK_DETACH: '$w' (want EPERM or EACCES; unprivileged_bpf_disabled=$ubd); then read /esc/secret/key: '$r' (want EACCES)"
+attempt bpf-link-detach "$b" "BPF_OBJ_GET of the pinned link $load/links/bee_file_open, then BPF_LINK_DETACH: '$w' (want EPERM or EACCES; unprivileged_bpf_disabled=$ubd); then read /esc/secret/key: '$r' (want EACCES)"
 
 session_end
 echo "escape session: bee-load exit $session_rc; its audit log:"

@@ -32,7 +32,8 @@ echo "$same_pid" >"$other/cgroup.procs" || fail "cannot move the outside process
 log=/esc/allowed/audit.jsonl
 SESSION_OPTS="--audit-log $log"
 escape_session_start
-pins=/sys/fs/bpf/bee/$sid
+pins=$(session_load "$sid")
+[ -n "$pins" ] || fail "session $sid: no pack load in its record"
 reg=/run/bee/sessions/$sid.json
 echo "session $sid: tool $hpid (in the session: $tpid), cgroup $cg, pins $pins, backend $BEE_BACKEND"
 

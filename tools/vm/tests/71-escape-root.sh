@@ -16,7 +16,8 @@ listen_start 127.0.0.1:47200 || fail "no listener on 127.0.0.1:47200"
 trap 'listen_stop; rmdir "$other" 2>/dev/null' EXIT
 SESSION_OPTS="--user root"
 escape_session_start
-pins=/sys/fs/bpf/bee/$sid
+pins=$(session_load "$sid")
+[ -n "$pins" ] || fail "session $sid: no pack load in its record"
 
 control uid UID:0:0 uid
 n=$(grep -ci 'root' "$session_dir/err")

@@ -60,10 +60,11 @@ tpid=$(ask pid)
 hpid=$(tool_pid /grd/bin/tool)
 cg=$(session_cgroup "${hpid:-0}")
 case $cg in
-/sys/fs/cgroup/bee-vm-guard-*) ;;
+/sys/fs/cgroup/bee-pack-*/bee-vm-guard-*) ;;
 *) fail "the guard session did not start (tool '$tpid', here '$hpid', cgroup '$cg'): $(tail -n 3 "$session_dir/err" | tr '\n' ' ')" ;;
 esac
 sid=${cg##*-}
+load=$(session_load "$sid")
 
 # ---- metadata: the write right of the object ---------------------------------
 # (chown stats the file first, which hiding refuses: SETUP:EACCES)
@@ -139,11 +140,11 @@ fi
 
 # ---- bpf(2) ---------------------------------------------------------------------
 expect bpf-map-create EPERM bpf-map-create
-expect bpf-obj-get-map EPERM bpf-obj-get "/sys/fs/bpf/bee/$sid/maps/bee_net4"
-expect bpf-obj-get-link EPERM bpf-obj-get "/sys/fs/bpf/bee/$sid/links/bee_file_open"
-expect bpf-link-detach EPERM bpf-link-detach "/sys/fs/bpf/bee/$sid/links/bee_bpf"
+expect bpf-obj-get-map EPERM bpf-obj-get "$load/maps/bee_net4"
+expect bpf-obj-get-link EPERM bpf-obj-get "$load/links/bee_file_open"
+expect bpf-link-detach EPERM bpf-link-detach "$load/links/bee_bpf"
 outside control-outside-bpf-map-create OK bpf-map-create
-outside control-outside-obj-get OK bpf-obj-get "/sys/fs/bpf/bee/$sid/maps/bee_net4"
+outside control-outside-obj-get OK bpf-obj-get "$load/maps/bee_net4"
 # the guard's own links stay attached: the session still refuses
 expect still-guarded EACCES chmod /grd/ro/file
 expect control-still-writable OK chmod /grd/rw/file
@@ -195,13 +196,13 @@ fi
 
 # ---- the guard stage's fault ----------------------------------------------------
 before=$(ls /sys/fs/bpf/bee 2>/dev/null | wc -l)
-cgs_before=$(ls -d /sys/fs/cgroup/bee-vm-guard-* 2>/dev/null | wc -l)
+cgs_before=$(ls -d /sys/fs/cgroup/bee-vm-guard-* /sys/fs/cgroup/bee-pack-*/bee-vm-guard-* 2>/dev/null | wc -l)
 # shellcheck disable=SC2086
 env -i $SESSION_ENV BEE_FAULT=guard bee-load-fault run --backend bpf-lsm /bee/packs/vm/guard.bpfpack \
 	-- /grd/bin/tool pid >"$BEE_TMP/fault.out" 2>"$BEE_TMP/fault.err"
 rc=$?
 after=$(ls /sys/fs/bpf/bee 2>/dev/null | wc -l)
-cgs_after=$(ls -d /sys/fs/cgroup/bee-vm-guard-* 2>/dev/null | wc -l)
+cgs_after=$(ls -d /sys/fs/cgroup/bee-vm-guard-* /sys/fs/cgroup/bee-pack-*/bee-vm-guard-* 2>/dev/null | wc -l)
 if [ "$rc" = 82 ] && [ ! -s "$BEE_TMP/fault.out" ] && [ "$before" = "$after" ] &&
 	[ "$cgs_before" = "$cgs_after" ]; then
 	bee_case fault-guard PASS "BEE_FAULT=guard: exit 82, the tool never ran, nothing left ($(head -n 1 "$BEE_TMP/fault.err"))"
