@@ -852,8 +852,25 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "bee_session_opts: unknown fields set");
 	if (!argv || !argv[0])
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "no command to run");
+	/* a descriptor the caller has closed is /dev/null for the tool, taken
+	 * before the socket is made: the socket never lands on 0, 1 or 2 and
+	 * goes to the tool as its stdio (where it could speak for the client) */
+	int use[3], nulls[3] = { -1, -1, -1 };
+	for (int i = 0; i < 3; i++) {
+		use[i] = fds ? fds[i] : i;
+		if (fcntl(use[i], F_GETFD) < 0 && (nulls[i] = open("/dev/null", i ? O_WRONLY | O_CLOEXEC : O_RDONLY | O_CLOEXEC)) >= 0)
+			use[i] = nulls[i];
+	}
 	if ((err = session_connect(opts_state_dir(opts), sid, &fd, e)) < 0)
-		return err;
+		goto close_nulls;
+	if (fd < 3) {
+		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		close(fd);
+		if ((fd = hi) < 0) {
+			err = bee_fail(e, BEE_STAGE_SESSION, -errno, "session %s: socket: %s", sid, strerror(errno));
+			goto close_nulls;
+		}
+	}
 	json_t *req = json_object(), *a = json_array(), *v = json_array();
 	for (size_t i = 0; argv[i]; i++) {
 		json_t *s = json_string(argv[i]);
@@ -863,7 +880,8 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 			json_decref(a);
 			json_decref(v);
 			close(fd);
-			return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "argument %zu of the command is not UTF-8", i);
+			err = bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "argument %zu of the command is not UTF-8", i);
+			goto close_nulls;
 		}
 		json_array_append_new(a, s);
 	}
@@ -879,7 +897,6 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 	char cwd[PATH_MAX];
 	if (getcwd(cwd, sizeof(cwd)))
 		json_object_set_new(req, "cwd", json_string(cwd));
-	static const int std[3] = { 0, 1, 2 };
 	/* signals to forward: blocked in this thread, read from a signalfd */
 	sigset_t sigs, old;
 	sigemptyset(&sigs);
@@ -888,7 +905,12 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	struct line_in in = { 0 };
-	if ((err = send_with_fds(fd, req, fds ? fds : std)) < 0) {
+	err = send_with_fds(fd, req, use);
+	for (int i = 0; i < 3; i++)
+		if (nulls[i] >= 0)
+			close(nulls[i]);
+	nulls[0] = nulls[1] = nulls[2] = -1;
+	if (err < 0) {
 		bee_fail(e, BEE_STAGE_SESSION, err, "session %s: cannot send the command: %s", sid, strerror(-err));
 		goto out;
 	}
@@ -916,6 +938,10 @@ out:
 	/* the signals that came are forwarded; the caller's mask as it was */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(fd);
+close_nulls:
+	for (int i = 0; i < 3; i++)
+		if (nulls[i] >= 0)
+			close(nulls[i]);
 	return err;
 }
 
