@@ -642,6 +642,23 @@ int bee_session_start(const char *pack_path, const struct bee_session_opts *opts
 	}
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return bee_fail(e, BEE_STAGE_SUPERVISOR, -errno, "pipe: %s", strerror(errno));
+	/* above 2: the supervisor puts /dev/null on 0, 1 and 2 (a caller with
+	 * its stdio closed would have the pipe there) */
+	for (int i = 0; i < 2; i++) {
+		if (p[i] >= 3)
+			continue;
+		int hi = fcntl(p[i], F_DUPFD_CLOEXEC, 3);
+		close(p[i]);
+		p[i] = hi;
+	}
+	if (p[0] < 0 || p[1] < 0) {
+		int err = -errno;
+		if (p[0] >= 0)
+			close(p[0]);
+		if (p[1] >= 0)
+			close(p[1]);
+		return bee_fail(e, BEE_STAGE_SUPERVISOR, err, "pipe: %s", strerror(-err));
+	}
 	fflush(NULL);   /* nothing the caller buffered is written twice */
 	pid_t a = fork();
 	if (a < 0) {
