@@ -267,9 +267,12 @@ BEE_LOADER_CONSTS_DECLARED()
  * (loader/cache.c): what differs between sessions lives in maps keyed by
  * the session, the id of the task's cgroup at bee_session_level (bee_sess).
  * A hash of maps holds, per session, a map of the shape the manifest gives
- * (the inner map below): sessions of one pack share the image maps until a
- * revoke gives one session its own narrowed copy (loader/revoke.c). A task
- * whose session has no entry is denied everything (fail closed). The
+ * (the inner map below). The images (bee_fs, bee_exec, bee_net4/6) are the
+ * pack's, at key BEE_SESSION_SHARED (0, which no cgroup has), for every
+ * session without an entry of its own, which only a revoke gives it (its
+ * narrowed copy: loader/revoke.c); a session's ring buffer, generation,
+ * lost count and pins are its entries, made before any of its tasks
+ * runs. A task of a session without them records nothing. The
  * loader sets each outer map's max_entries: the sessions one loaded pack
  * may serve at once. The inner maps give sizes, not BTF types: clang
  * describes a type reached only through the inner map's pointer as a
@@ -425,6 +428,18 @@ struct bee_path_bytes {
 #define BEE_WALK_PERMS(r) ((__u32)(r))
 #define BEE_WALK_NONE (((__u64)BEE_DFA_STATE_INVALID) << 32)
 
+/* The image session sess decides with: its own copy (a revoke's), or the
+ * pack's at key BEE_SESSION_SHARED. Both are inner maps of the same outer
+ * map, so to the verifier the two are one pointer: the walk after it is
+ * checked once. */
+static __always_inline void *bee_session_image(void *outer, __u64 sess)
+{
+	__u64 shared = BEE_SESSION_SHARED;
+	void *img = bpf_map_lookup_elem(outer, &sess);
+
+	return img ? img : bpf_map_lookup_elem(outer, &shared);
+}
+
 /* Global (not static, not inlined) functions: the verifier checks each
  * once, whatever calls it, instead of once per call site and path; the
  * 4095-step walk is most of a program's verification. p may be NULL to
@@ -433,7 +448,7 @@ __attribute__((noinline)) __u64 bee_walk_fs(struct bee_path_bytes *p, __u32 len,
 {
 	__u32 zero = 0;
 	struct bee_dfa_answer a = { .state = BEE_DFA_STATE_INVALID };
-	void *img = bpf_map_lookup_elem(&bee_fs, &sess);
+	void *img = bee_session_image(&bee_fs, sess);
 	const struct bee_dfa_hdr *h = img ? bpf_map_lookup_elem(img, &zero) : 0;
 
 	if (!p || !h)
@@ -446,7 +461,7 @@ __attribute__((noinline)) __u64 bee_walk_exec(struct bee_path_bytes *p, __u32 le
 {
 	__u32 zero = 0;
 	struct bee_dfa_answer a = { .state = BEE_DFA_STATE_INVALID };
-	void *img = bpf_map_lookup_elem(&bee_exec, &sess);
+	void *img = bee_session_image(&bee_exec, sess);
 	const struct bee_dfa_hdr *h = img ? bpf_map_lookup_elem(img, &zero) : 0;
 
 	if (!p || !h)
@@ -1128,8 +1143,8 @@ static __always_inline int bee_net_hook(struct bpf_sock_addr *ctx, __u8 dir, __u
 	}
 	/* only tcp and udp sockets get this far (socket_create); others match nothing */
 	sess = bee_sess();
-	net4 = bpf_map_lookup_elem(&bee_net4, &sess);
-	net6 = bpf_map_lookup_elem(&bee_net6, &sess);
+	net4 = bee_session_image(&bee_net4, sess);
+	net6 = bee_session_image(&bee_net6, sess);
 	if (proto <= 255 && net4 && net6)
 		bee_net_decide(net4, net6, dir, (__u8)proto, family, addr, port, &a);
 	if (bee_audit_wanted(a.allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY)) {

@@ -15,8 +15,9 @@
  *           bpf_object__load
  *   maps    the images: one map each for bee_fs, bee_exec (key 0 = the
  *           automaton image) and bee_net4/6 (each record of the image is
- *           key then value), of the inner maps' shape, which every session
- *           starts with (read-only to the programs)
+ *           key then value), of the inner maps' shape, put in the outer map
+ *           at BEE_SESSION_SHARED, which every session decides with until a
+ *           revoke gives it its own (read-only to the programs)
  *   pin     every map under DIR/maps/NAME, the images under DIR/images/NAME
  *   attach  every loaded program but the global ones to the pack's cgroup,
  *           whose children are the sessions (BPF links, each pinned under
@@ -387,6 +388,12 @@ static int fill_images(struct bee_bpf *b, const struct bee_pack *p, const struct
 		err = bee_image_fill(fd, mm, sec, e);
 		if (!err)
 			err = image_pin(b, fd, mm->name, e);
+		/* the entry every session without its own copy decides with */
+		uint64_t shared = BEE_SESSION_SHARED;
+		uint32_t ifd = (uint32_t)fd;
+		if (!err && bpf_map_update_elem(bpf_map__fd(made), &shared, &ifd, BPF_ANY) < 0)
+			err = bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': the pack's image: %s", mm->name,
+				       strerror(errno));
 		close(fd);
 		if (err)
 			return err;

@@ -7,9 +7,9 @@
  * (bpf_load.c) and attaches it to the pack's own cgroup; every session of
  * the pack is then a child cgroup of that one, under the programs from
  * birth, and needs only its entries in the per-session maps
- * (bee_session.h): its generation, its lost counter, its own ring buffer,
- * the images (shared, until a revoke gives the session its own copy) and
- * its pins. The programs key every lookup by the task's cgroup at the
+ * (bee_session.h): its generation, its lost counter, its own ring buffer
+ * and its pins; the images are the pack's (at BEE_SESSION_SHARED) until a
+ * revoke gives the session its own copy. The programs key every lookup by the task's cgroup at the
  * sessions' depth (bee_hooks.bpf.h's bee_sess); a task of a session
  * without entries is denied everything.
  *
@@ -79,7 +79,6 @@ struct bee_cache {
 	char state_dir[PATH_MAX];
 	char pack[PATH_MAX + 256];   /* STATE/packs/K.bpfpack: the pack's bytes, for revoke and nesting */
 	int maps[BEE_MAP__COUNT];    /* the object's maps (-1: not made) */
-	int images[BEE_MAP__COUNT];  /* what sessions start with (-1: none) */
 };
 
 struct bee_slot {
@@ -269,10 +268,6 @@ static int cache_fds(struct bee_cache *c, const struct bee_manifest *m, struct b
 					c->dir, name, strerror(-c->maps[id]));
 		if (c->maps[id] < 0)
 			c->maps[id] = -1;
-		if ((props & BEE_MAPF_IMAGE) && c->maps[id] >= 0 &&
-		    (c->images[id] = open_pin(c->dir, BEE_PIN_IMAGES, name)) < 0)
-			return bee_fail(e, BEE_STAGE_LOAD, c->images[id], "pack %s: image '%s/" BEE_PIN_IMAGES "/%s': %s",
-					c->key, c->dir, name, strerror(-c->images[id]));
 	}
 	/* every per-session map the programs look up is there */
 	static const enum bee_map_id need[] = { BEE_MAP_STATE, BEE_MAP_AUDIT, BEE_MAP_LOST, BEE_MAP_NET4, BEE_MAP_NET6 };
@@ -326,7 +321,7 @@ int bee_cache_open(const struct bee_cache_opts *o, struct bee_cache **out, bool 
 	c->nested = strstr(o->parent, "/bee-pack-") != NULL;
 	snprintf(c->state_dir, sizeof(c->state_dir), "%s", o->state_dir);
 	for (int i = 0; i < BEE_MAP__COUNT; i++)
-		c->maps[i] = c->images[i] = -1;
+		c->maps[i] = -1;
 	if (stat(o->parent, &pst) < 0 || stat(o->bpffs, &fst) < 0) {
 		err = bee_fail(e, BEE_STAGE_CGROUP, -errno, "cgroup '%s' or bpffs '%s': %s", o->parent, o->bpffs,
 			       strerror(errno));
@@ -435,12 +430,9 @@ void bee_cache_close(struct bee_cache *c)
 	if (!c)
 		return;
 	bool nested = c->nested && c->ref_fd >= 0;
-	for (int i = 0; i < BEE_MAP__COUNT; i++) {
+	for (int i = 0; i < BEE_MAP__COUNT; i++)
 		if (c->maps[i] >= 0)
 			close(c->maps[i]);
-		if (c->images[i] >= 0)
-			close(c->images[i]);
-	}
 	if (c->cgroup_fd >= 0)
 		close(c->cgroup_fd);
 	if (c->ref_fd >= 0) {
@@ -633,12 +625,7 @@ int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest 
 		uint32_t fd = (uint32_t)sl->audit_fd;
 		err = slot_put(sl, BEE_MAP_AUDIT, &fd, e);
 	}
-	static const enum bee_map_id images[] = { BEE_MAP_FS, BEE_MAP_EXEC, BEE_MAP_NET4, BEE_MAP_NET6 };
-	for (size_t i = 0; !err && i < sizeof(images) / sizeof(images[0]); i++) {
-		uint32_t fd = (uint32_t)c->images[images[i]];
-		if (c->maps[images[i]] >= 0)
-			err = slot_put(sl, images[i], &fd, e);
-	}
+	/* the images: the pack's, at BEE_SESSION_SHARED, until a revoke */
 	if (!err)
 		err = slot_pins(sl, m, warn, warn_ctx, e);
 	if (!err && c->lsm && c->maps[BEE_MAP_SB] >= 0)
@@ -671,6 +658,18 @@ static void forget(const int *maps_fd, const char *dir, uint64_t sess)
 		int fd = maps_fd ? maps_fd[id] : open_pin(dir, BEE_PIN_MAPS, bee_map_name((enum bee_map_id)id));
 		if (fd < 0)
 			continue;
+		/* only an entry there (a session has an image of its own only after
+		 * a revoke): a hash of maps' delete waits for a grace period,
+		 * found or not, on older kernels */
+		uint8_t v[64];
+		struct bpf_map_info info = { 0 };
+		uint32_t len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.type == BPF_MAP_TYPE_HASH_OF_MAPS &&
+		    bpf_map_lookup_elem(fd, &sess, v) < 0) {
+			if (!maps_fd)
+				close(fd);
+			continue;
+		}
 		bpf_map_delete_elem(fd, &sess);
 		if (!maps_fd)
 			close(fd);
@@ -758,7 +757,9 @@ int bee_session_map(const char *cache_dir, const char *session_dir, enum bee_map
 	/* the first change: the session's own copy of what it has now, in its
 	 * slot before anything is changed in it */
 	int cur = -1, err;
-	if (bpf_map_lookup_elem(outer, &sess, &inner_id) < 0 || (cur = bpf_map_get_fd_by_id(inner_id)) < 0) {
+	uint64_t shared = BEE_SESSION_SHARED;
+	if ((bpf_map_lookup_elem(outer, &sess, &inner_id) < 0 && bpf_map_lookup_elem(outer, &shared, &inner_id) < 0) ||
+	    (cur = bpf_map_get_fd_by_id(inner_id)) < 0) {
 		err = -errno;
 		close(outer);
 		return bee_fail(e, BEE_STAGE_SESSION, err, "map '%s': the session has no entry: %s", name,
@@ -769,7 +770,7 @@ int bee_session_map(const char *cache_dir, const char *session_dir, enum bee_map
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS "/%s", session_dir, name);
 	uint32_t ofd = (uint32_t)own;
-	if (own < 0 || bpf_obj_pin(own, path) < 0 || bpf_map_update_elem(outer, &sess, &ofd, BPF_EXIST) < 0) {
+	if (own < 0 || bpf_obj_pin(own, path) < 0 || bpf_map_update_elem(outer, &sess, &ofd, BPF_ANY) < 0) {
 		err = own < 0 ? own : -errno;
 		if (own >= 0) {
 			unlink(path);

@@ -5,7 +5,9 @@
  * One loaded object serves every session of a pack (loader/cache.c); the
  * maps below are per session, keyed by the session's cgroup id (a hash of
  * maps whose inner map is what is described here, or a hash of these
- * values): one session's entry is what the manifest describes.
+ * values): one session's entry is what the manifest describes. The image
+ * maps hold the pack's images at BEE_SESSION_SHARED for every session that
+ * has no copy of its own.
  *
  * Compiled by the host compiler and by clang -target bpf: fixed-width
  * types only.
@@ -40,6 +42,11 @@
  */
 #ifndef BEE_SESSION_H
 #define BEE_SESSION_H
+
+/* The key of the pack's own images in the per-session image maps: the
+ * entry every session decides with until a revoke gives it one of its own
+ * (no cgroup has id 0). */
+#define BEE_SESSION_SHARED 0
 
 #ifndef __bpf__
 #include <linux/types.h>
