@@ -23,6 +23,8 @@
  *   bee_inode_removexattr lsm/inode_removexattr  removexattr: write right
  *   bee_file_receive     lsm/file_receive     SCM_RIGHTS, pidfd_getfd: the
  *                                             file passes the policy for its f_mode
+ *                                             (but for the session's init: an
+ *                                             exec's stdio, bee_current_is_init)
  *   bee_task_kill        lsm/task_kill        signals: targets in the session only
  *   bee_bpf              lsm/bpf              bpf(2): refused unless [syscalls]
  *                                             allow names "bpf"
@@ -141,6 +143,28 @@ struct {
 static __always_inline int bee_in_session(void)
 {
 	return bpf_current_task_under_cgroup(&bee_self_cg, 0) == 1;
+}
+
+/* 1 when current is pid 1 of its own pid namespace. In a session that is
+ * the session's init alone (a tool can make no pid namespace: no
+ * capability, no user namespace), which receives the descriptors an exec's
+ * client passes for its tool's stdin, stdout and stderr (loader/launch.c):
+ * they reach the tool as a run's tool gets bee-load's, by inheritance. */
+static __always_inline int bee_current_is_init(void)
+{
+	struct task_struct *t = (struct task_struct *)bpf_get_current_task();
+	struct pid *p = BPF_CORE_READ(t, thread_pid);
+	struct upid u = { .nr = 0 };
+	unsigned int level;
+
+	if (!p)
+		return 0;
+	level = BPF_CORE_READ(p, level);
+	if (level == 0 || level > 32)
+		return 0;
+	if (bpf_core_read(&u, sizeof(u), &p->numbers[level]) < 0)
+		return 0;
+	return u.nr == 1;
 }
 
 /* ---- the path walk --------------------------------------------------------- */
@@ -473,7 +497,7 @@ int BPF_PROG(bee_file_receive, struct file *file)
 	__u32 want;
 	__u64 seq;
 
-	if (!bee_in_session())
+	if (!bee_in_session() || bee_current_is_init())
 		return 0;
 	inode = file->f_inode;
 	if (inode->i_sb->s_flags & BEE_SB_KERNMOUNT)

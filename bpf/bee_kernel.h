@@ -133,9 +133,22 @@ struct css_set {
 	struct cgroup *dfl_cgrp;
 };
 
+/* include/linux/pid.h: a task's pid, numbered in each pid namespace from
+ * the root's (0) to its own (level) */
+struct upid {
+	int nr;
+	void *ns;
+};
+
+struct pid {
+	unsigned int level;
+	struct upid numbers[1];
+};
+
 struct task_struct {
 	int tgid;                  /* pid_t */
 	struct css_set *cgroups;   /* __rcu */
+	struct pid *thread_pid;
 };
 
 /* ---- the path walk of the global programs (bee_guard.bpf.h) ---------- */
