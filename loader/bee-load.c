@@ -316,6 +316,22 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The options of a session that run and start open, from the command
+ * line and the configuration. */
+static struct bee_session_opts session_opts(const struct args *a, const struct config *c)
+{
+	enum bee_backend backend;
+	/* checked: a flag by parse_args, a file's by the configuration's schema */
+	bee_backend__parse(config_str(c, CONFIG_BACKEND), &backend);
+	return (struct bee_session_opts){
+		.sz = sizeof(struct bee_session_opts), .backend = backend, .context = a->env, .ncontext = a->nenv,
+		.audit_log = config_str(c, CONFIG_AUDIT_LOG), .audit_detail = config_bool(c, CONFIG_AUDIT_DETAIL),
+		.bpffs = config_str(c, CONFIG_BPFFS), .state_dir = config_str(c, CONFIG_STATE_DIR),
+		.warn = warn_stderr, .no_landlock_hardening = a->no_ll_hardening,
+		.landlock_fallback = config_bool(c, CONFIG_FALLBACK), .user = config_str(c, CONFIG_USER),
+	};
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -344,10 +360,6 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	have_config = true;
 	status = 0;
-	enum bee_backend backend;
-	/* checked: a flag by parse_args, a file's by the configuration's schema */
-	bee_backend__parse(config_str(&c, CONFIG_BACKEND), &backend);
-
 	/* signals are read from a signalfd, between audit events */
 	sigset_t sigs;
 	sigemptyset(&sigs);
@@ -359,13 +371,7 @@ static int cmd_run(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	int sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 
-	struct bee_session_opts o = {
-		.sz = sizeof(o), .backend = backend, .context = a.env, .ncontext = a.nenv,
-		.audit_log = config_str(&c, CONFIG_AUDIT_LOG), .audit_detail = config_bool(&c, CONFIG_AUDIT_DETAIL),
-		.bpffs = config_str(&c, CONFIG_BPFFS), .state_dir = config_str(&c, CONFIG_STATE_DIR),
-		.warn = warn_stderr, .no_landlock_hardening = a.no_ll_hardening,
-		.landlock_fallback = config_bool(&c, CONFIG_FALLBACK), .user = config_str(&c, CONFIG_USER),
-	};
+	struct bee_session_opts o = session_opts(&a, &c);
 	struct bee_session *s;
 	struct bee_error e;
 	if (bee_session__open(pack, &o, &s, &e) < 0) {
@@ -454,15 +460,7 @@ static int cmd_start(int argc, char **argv)
 	if ((status = config_read(&c, &a)) >= 0)
 		goto out;
 	have_config = true;
-	enum bee_backend backend;
-	bee_backend__parse(config_str(&c, CONFIG_BACKEND), &backend);
-	struct bee_session_opts o = {
-		.sz = sizeof(o), .backend = backend, .context = a.env, .ncontext = a.nenv,
-		.audit_log = config_str(&c, CONFIG_AUDIT_LOG), .audit_detail = config_bool(&c, CONFIG_AUDIT_DETAIL),
-		.bpffs = config_str(&c, CONFIG_BPFFS), .state_dir = config_str(&c, CONFIG_STATE_DIR),
-		.warn = warn_stderr, .no_landlock_hardening = a.no_ll_hardening,
-		.landlock_fallback = config_bool(&c, CONFIG_FALLBACK), .user = config_str(&c, CONFIG_USER),
-	};
+	struct bee_session_opts o = session_opts(&a, &c);
 	char sid[32];
 	struct bee_error e;
 	if (bee_session_start(argv[optind], &o, sid, &e) < 0) {
