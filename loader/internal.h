@@ -86,6 +86,12 @@ int64_t bee_clock_ns(int clock);
 /* 16 random lowercase hex digits. */
 int bee_session_id_new(char out[17]);
 
+/* The descriptors of mh's SCM_RIGHTS messages appended to fds[have..max)
+ * (those past max closed, *extra set when extra is not NULL); returns the
+ * new count. Only system calls and memcpy: init uses it. */
+struct msghdr;
+size_t bee_scm_fds(struct msghdr *mh, int *fds, size_t have, size_t max, bool *extra);
+
 /* ---- manifest.c ----------------------------------------------------------------- */
 
 /* Opens and verifies a pack: the reader's checks, then the manifest's

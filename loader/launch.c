@@ -515,19 +515,8 @@ static int init_go_recv(int fd, struct init_go *go, int fds[INIT_GO_MAXFDS])
 	while (n < 0 && errno == EINTR);
 	if (n == 0)
 		return 1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); n > 0 && c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int f;
-			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (nfds < INIT_GO_MAXFDS)
-				fds[nfds++] = f;
-			else
-				close(f);
-		}
-	}
+	if (n > 0)
+		nfds = bee_scm_fds(&mh, fds, 0, INIT_GO_MAXFDS, NULL);
 	size_t want = go->magic == INIT_SIGNAL ? 0
 						: 1 + ((go->flags & INIT_GO_STDIO) ? 3 : 0) + ((go->flags & INIT_GO_RULESET) ? 1 : 0);
 	if (n != (ssize_t)sizeof(*go) || (go->magic != INIT_GO && go->magic != INIT_SIGNAL) || nfds != want ||

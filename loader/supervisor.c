@@ -66,22 +66,42 @@ void bee_supervisor_socket_path(const char *state_dir, const char *id, char *buf
 
 /* ---- lines of JSON ------------------------------------------------------------------- */
 
-static int send_json(int fd, json_t *o)
+/* Sends o as one line (taking it), with fds[0..2] attached to its first
+ * bytes (SCM_RIGHTS) unless fds is NULL: one sendmsg for the text and its
+ * newline, one wake-up. */
+static int send_json_fds(int fd, json_t *o, const int fds[3])
 {
 	char *text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	if (!text)
 		return -ENOMEM;
-	size_t len = strlen(text), off = 0;
+	size_t len = strlen(text);
 	char *line = realloc(text, len + 2);
 	if (!line) {
 		free(text);
 		return -ENOMEM;
 	}
-	line[len++] = '\n';   /* one send for the text and its newline: one wake-up */
+	line[len++] = '\n';
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	memset(&cm, 0, sizeof(cm));
+	struct iovec iov = { .iov_base = line, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (fds) {
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(3 * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
+	}
 	int err = 0;
+	size_t off = 0;
 	while (off < len) {
-		ssize_t w = send(fd, line + off, len - off, MSG_NOSIGNAL);
+		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0) {
@@ -89,9 +109,19 @@ static int send_json(int fd, json_t *o)
 			break;
 		}
 		off += (size_t)w;
+		/* the descriptors rode with the first bytes */
+		iov.iov_base = line + off;
+		iov.iov_len = len - off;
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
 	}
 	free(line);
 	return err;
+}
+
+static int send_json(int fd, json_t *o)
+{
+	return send_json_fds(fd, o, NULL);
 }
 
 /* A reader of lines and the descriptors that come with them. */
@@ -137,21 +167,7 @@ static int line_read(int fd, struct line_in *in)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < k; i++) {
-			int f;
-			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-			if (in->nfds < 3) {
-				in->fds[in->nfds++] = f;
-			} else {
-				close(f);
-				in->extra_fds = true;
-			}
-		}
-	}
+	in->nfds = bee_scm_fds(&mh, in->fds, in->nfds, 3, &in->extra_fds);
 	if (mh.msg_flags & MSG_CTRUNC)
 		in->extra_fds = true;
 	if (n == 0)
@@ -766,52 +782,6 @@ static int session_connect(const char *state_dir, const char *sid, int *out, str
 	return 0;
 }
 
-static int send_with_fds(int fd, json_t *o, const int fds[3])
-{
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	size_t len = strlen(text);
-	char *line = realloc(text, len + 2);
-	if (!line) {
-		free(text);
-		return -ENOMEM;
-	}
-	line[len++] = '\n';
-	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
-		struct cmsghdr align;
-	} cm;
-	memset(&cm, 0, sizeof(cm));
-	struct iovec iov = { .iov_base = line, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof(cm.buf) };
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
-	int err = 0;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-		/* the descriptors rode with the first bytes */
-		iov.iov_base = line + off;
-		iov.iov_len = len - off;
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
-	}
-	free(line);
-	return err;
-}
-
 /* The next reply line, waiting (and forwarding signals of sfd, when >= 0);
  * NULL at EOF or on error. */
 static json_t *reply_next(int fd, int sfd, struct line_in *in)
@@ -922,7 +892,7 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	struct line_in in = { 0 };
-	err = send_with_fds(fd, req, use);
+	err = send_json_fds(fd, req, use);
 	for (int i = 0; i < 3; i++)
 		if (nulls[i] >= 0)
 			close(nulls[i]);

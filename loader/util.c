@@ -3,6 +3,8 @@
  * clocks and session ids. */
 #include "internal.h"
 
+#include <sys/socket.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -295,4 +297,25 @@ int bee_session_id_new(char out[17])
 	for (int i = 0; i < 8; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;
+}
+
+size_t bee_scm_fds(struct msghdr *mh, int *fds, size_t have, size_t max, bool *extra)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (have < max) {
+				fds[have++] = f;
+			} else {
+				close(f);
+				if (extra)
+					*extra = true;
+			}
+		}
+	}
+	return have;
 }
