@@ -293,8 +293,12 @@ static void wait_sessions(struct bee_registry_entry *r, size_t n)
 		size_t k = 0, good = 0;
 		bee_registry_ids(state, &ids, &k);
 		for (size_t x = 0; x < k; x++) {
-			if (k == n && good == x && bee_registry_read(state, ids[x], &r[x]) == 0 && r[x].tool_pid > 0)
-				good++;
+			if (k == n && good == x) {
+				if (bee_registry_read(state, ids[x], &r[x]) == 0 && r[x].tool_pid > 0)
+					good++;
+				else
+					bee_registry_entry_fini(&r[x]);
+			}
 			free(ids[x]);
 		}
 		free(ids);
