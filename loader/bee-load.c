@@ -316,6 +316,9 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The options run and start take. */
+#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user"
+
 /* The options of a session that run and start open, from the command
  * line and the configuration. */
 static struct bee_session_opts session_opts(const struct args *a, const struct config *c)
@@ -340,8 +343,7 @@ static int cmd_run(int argc, char **argv)
 	a.env = calloc((size_t)argc, sizeof(char *));
 	if (!a.env)
 		return 1;
-	int status = parse_args(argc, argv, &a,
-				"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user");
+	int status = parse_args(argc, argv, &a, SESSION_OPTIONS);
 	if (status >= 0)
 		goto out;
 	if (optind >= argc) {
@@ -449,8 +451,7 @@ static int cmd_start(int argc, char **argv)
 	a.env = calloc((size_t)argc, sizeof(char *));
 	if (!a.env)
 		return 1;
-	int status = parse_args(argc, argv, &a,
-				"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user");
+	int status = parse_args(argc, argv, &a, SESSION_OPTIONS);
 	if (status >= 0)
 		goto out;
 	if (argc - optind != 1) {

@@ -259,23 +259,6 @@ struct sup {
 	int ready_fd;               /* the start pipe until READY; -1 after */
 };
 
-static void sup_warn(void *ctx, const char *msg)
-{
-	struct sup *u = ctx;
-	if (!u || u->ready_fd < 0)
-		return;   /* after READY no one reads them: stderr is /dev/null */
-	char line[BEE_ERRLEN + 8];
-	int n = snprintf(line, sizeof(line), "W%s", msg);
-	for (int i = 1; i < n && i < (int)sizeof(line); i++)
-		if (line[i] == '\n')
-			line[i] = ' ';
-	if (n >= (int)sizeof(line) - 1)
-		n = (int)sizeof(line) - 2;
-	line[n++] = '\n';
-	ssize_t w = write(u->ready_fd, line, (size_t)n);
-	(void)w;
-}
-
 static bool start_reply(int fd, char kind, const char *text)
 {
 	char line[BEE_ERRLEN + 64];
@@ -287,6 +270,14 @@ static bool start_reply(int fd, char kind, const char *text)
 		n = (int)sizeof(line) - 2;
 	line[n++] = '\n';
 	return write(fd, line, (size_t)n) == (ssize_t)n;
+}
+
+static void sup_warn(void *ctx, const char *msg)
+{
+	struct sup *u = ctx;
+	if (!u || u->ready_fd < 0)
+		return;   /* after READY no one reads them: stderr is /dev/null */
+	start_reply(u->ready_fd, 'W', msg);
 }
 
 static void client_close(struct sup *u, struct client *c)
