@@ -223,51 +223,48 @@ static int count_entries(const char *dir, const char *prefix, char **skip, size_
 	return count_entries_but(dir, prefix, skip, nskip, NULL);
 }
 
-/* Session cgroups of the demo policy in the pack loads' cgroups that this
- * suite's registry names (STATE/packs/KEY.json). */
+/* The records of the pack loads this suite's registry holds
+ * (STATE/packs/KEY.json): how many, and below their cgroups the entries
+ * starting with prefix (NULL: none counted). */
+static int pack_records(const char *prefix, int *below)
+{
+	char d[512], p[1024], **keys = NULL;
+	size_t n = 0;
+	snprintf(d, sizeof(d), "%s/packs", state);
+	if (bee_dir_json_names(d, &keys, &n) < 0)
+		return 0;
+	*below = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *text;
+		size_t len;
+		snprintf(p, sizeof(p), "%s/%s.json", d, keys[i]);
+		if (prefix && bee_read_file(p, &text, &len) == 0) {
+			json_t *o = json_loads(text, 0, NULL);
+			const char *cg = json_string_value(json_object_get(o, "cgroup"));
+			if (cg)
+				*below += count_entries(cg, prefix, NULL, 0);
+			json_decref(o);
+			free(text);
+		}
+		free(keys[i]);
+	}
+	free(keys);
+	return (int)n;
+}
+
+/* Session cgroups starting with prefix in the pack loads' cgroups. */
 static int count_in_packs(const char *prefix)
 {
-	char d[512], *text;
-	size_t len;
-	int n = 0;
-	snprintf(d, sizeof(d), "%s/packs", state);
-	DIR *dir = opendir(d);
-	struct dirent *de;
-	while (dir && (de = readdir(dir))) {
-		size_t l = strlen(de->d_name);
-		if (l < 5 || strcmp(de->d_name + l - 5, ".json") != 0)
-			continue;
-		char p[800];
-		snprintf(p, sizeof(p), "%s/%s", d, de->d_name);
-		if (bee_read_file(p, &text, &len) < 0)
-			continue;
-		json_t *o = json_loads(text, 0, NULL);
-		const char *cg = json_string_value(json_object_get(o, "cgroup"));
-		if (cg)
-			n += count_entries(cg, prefix, NULL, 0);
-		json_decref(o);
-		free(text);
-	}
-	if (dir)
-		closedir(dir);
-	return n;
+	int below;
+	pack_records(prefix, &below);
+	return below;
 }
 
 /* Pack loads that this suite's registry still records. */
 static int count_pack_loads(void)
 {
-	char d[512];
-	snprintf(d, sizeof(d), "%s/packs", state);
-	DIR *dir = opendir(d);
-	struct dirent *de;
-	int n = 0;
-	while (dir && (de = readdir(dir))) {
-		size_t l = strlen(de->d_name);
-		n += l > 5 && strcmp(de->d_name + l - 5, ".json") == 0;
-	}
-	if (dir)
-		closedir(dir);
-	return n;
+	int below;
+	return pack_records(NULL, &below);
 }
 
 /* No new session cgroup of the demo policy (another session of it on this
