@@ -28,6 +28,11 @@ int bee_bpffs_private(const char *state_dir, char *out, size_t size, bee_warn_fn
 	char dir[PATH_MAX];
 	if (snprintf(dir, sizeof(dir), "%s/" BEE_BPFFS_SUBDIR, state_dir) >= (int)sizeof(dir))
 		return bee_fail(e, BEE_STAGE_GATE, -ENAMETOOLONG, "the state directory '%s' is too long", state_dir);
+	/* bee's own, mounted by an earlier session */
+	if (bee_is_bpffs(dir)) {
+		snprintf(out, size, "%s", dir);
+		return 0;
+	}
 	int lk = bee_registry_lock(state_dir);
 	if (lk < 0)
 		return bee_fail(e, BEE_STAGE_GATE, lk,
@@ -37,6 +42,10 @@ int bee_bpffs_private(const char *state_dir, char *out, size_t size, bee_warn_fn
 	/* another bee-load may have mounted it while this one waited */
 	if (bee_bpffs_find(out, size) == 0)
 		goto out;
+	if (bee_is_bpffs(dir)) {
+		snprintf(out, size, "%s", dir);
+		goto out;
+	}
 	if ((err = bee_mkdirs(dir, 0700)) < 0) {
 		bee_fail(e, BEE_STAGE_GATE, err, "no bpf file system is mounted, and '%s' cannot be made: %s", dir,
 			 strerror(-err));

@@ -79,6 +79,8 @@ struct bee_cache {
 	char state_dir[PATH_MAX];
 	char pack[PATH_MAX + 256];   /* STATE/packs/K.bpfpack: the pack's bytes, for revoke and nesting */
 	int maps[BEE_MAP__COUNT];    /* the object's maps (-1: not made) */
+	int *links;                  /* this session's hold on each attachment */
+	size_t nlinks;
 };
 
 struct bee_slot {
@@ -187,6 +189,31 @@ static bool cache_whole(const struct bee_cache *c, const struct bee_manifest *m)
 			return false;
 	}
 	return stat(c->cgroup, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A session holds every attachment of its pack (the link objects, by
+ * descriptor) for as long as it lives: the pins alone keep them only while
+ * their bpf file system is mounted, and an unmount (an administrator's, a
+ * test's teardown) would otherwise detach the programs from live sessions.
+ * A pin that cannot be opened fails the launch (the load is not whole). */
+static int cache_hold_links(struct bee_cache *c, const struct bee_manifest *m, struct bee_error *e)
+{
+	char path[PATH_MAX + 256];
+	c->links = calloc(m->nhooks ? m->nhooks : 1, sizeof(*c->links));
+	if (!c->links)
+		return bee_fail(e, BEE_STAGE_LOAD, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->nhooks; i++) {
+		const struct bee_mf_hook *h = &m->hooks[i];
+		if ((h->lsm && !c->lsm) || strcmp(h->section, "syscall") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/" BEE_PIN_LINKS "/%s", c->dir, h->program);
+		int fd = bpf_obj_get(path);
+		if (fd < 0)
+			return bee_fail(e, BEE_STAGE_LOAD, -errno, "the load of pack %s lost its attachment '%s': %s",
+					c->key, path, strerror(errno));
+		c->links[c->nlinks++] = fd;
+	}
+	return 0;
 }
 
 /* ---- loading ------------------------------------------------------------------------- */
@@ -373,6 +400,8 @@ int bee_cache_open(const struct bee_cache_opts *o, struct bee_cache **out, bool 
 		bee_fail(e, BEE_STAGE_REGISTRY, err, "pack reference '%s': %s", path, strerror(-err));
 		goto fail;
 	}
+	if ((err = cache_hold_links(c, o->m, e)) < 0)
+		goto fail;
 	close(lk);
 	lk = -1;
 	/* the pack's bytes, which its sessions' records name (revoke compiles
@@ -433,6 +462,9 @@ void bee_cache_close(struct bee_cache *c)
 	for (int i = 0; i < BEE_MAP__COUNT; i++)
 		if (c->maps[i] >= 0)
 			close(c->maps[i]);
+	for (size_t i = 0; i < c->nlinks; i++)
+		close(c->links[i]);
+	free(c->links);
 	if (c->cgroup_fd >= 0)
 		close(c->cgroup_fd);
 	if (c->ref_fd >= 0) {

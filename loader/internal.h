@@ -107,8 +107,8 @@ const struct bee_pack_section_info *bee_pack_image(const struct bee_pack *p, con
 /* The first cgroup2 mount (its mount point and the cgroup path of its
  * root), or -ENOENT. */
 int bee_cgroup2_mount(char *mnt, size_t mntsize, char *root, size_t rootsize);
-/* The bpffs to pin under: /sys/fs/bpf when it is one, else the first bpf
- * mount of mountinfo; -ENOENT when there is none. */
+/* The system's bpffs: /sys/fs/bpf when it is one; -ENOENT otherwise
+ * (never another bpf mount: see sysinfo.c). */
 int bee_bpffs_find(char *out, size_t size);
 /* 1 when path is the mount point of a bpf file system, else 0. */
 int bee_is_bpffs(const char *path);
@@ -119,8 +119,9 @@ int bee_mountinfo_each(const char *fstype, int (*fn)(const char *mnt, const char
 
 /* ---- bpffs.c ---------------------------------------------------------------------- */
 
-/* The bpffs to pin under (bee_bpffs_find), or else one mounted now at
- * STATE/bpffs and left mounted (said through warn); fails with stage GATE. */
+/* The bpffs to pin under (bee_bpffs_find), or else bee's own at
+ * STATE/bpffs, mounted now when it is not yet and left mounted (said
+ * through warn); fails with stage GATE. */
 int bee_bpffs_private(const char *state_dir, char *out, size_t size, bee_warn_fn warn, void *warn_ctx,
 		      struct bee_error *e);
 /* The caller's cgroup v2 directory: the cgroup2 mount joined with the

@@ -106,15 +106,16 @@ int bee_is_bpffs(const char *path)
 	return mi_each("bpf", mi_take, &c) == 1;
 }
 
+/* Only the system's bpf file system: another bpffs in the mount table is
+ * somebody's own (a test's, a container's), unmounted when its owner is
+ * done, and bee's pins must not live or die with it (bpffs.c mounts bee's
+ * own under the state directory instead). */
 int bee_bpffs_find(char *out, size_t size)
 {
-	if (bee_is_bpffs("/sys/fs/bpf")) {
-		snprintf(out, size, "/sys/fs/bpf");
-		return 0;
-	}
-	struct mi_copy c = { out, NULL, size, 0, NULL };
-	int r = mi_each("bpf", mi_take, &c);
-	return r == 1 ? 0 : r < 0 ? r : -ENOENT;
+	if (!bee_is_bpffs("/sys/fs/bpf"))
+		return -ENOENT;
+	snprintf(out, size, "/sys/fs/bpf");
+	return 0;
 }
 
 int bee_cgroup_self(char *out, size_t size)
