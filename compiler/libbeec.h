@@ -23,8 +23,9 @@
  * proof, the policy without some rules), and it includes the public
  * module headers whose types those calls take: config.h (the
  * configuration files of beec and bee-load), narrow.h (revoke's
- * narrowing of live maps) and glob_prefix.h (the literal prefixes of a
- * write glob). tools/check-names fails when loader/ includes any other.
+ * narrowing of live maps), glob_prefix.h (the literal prefixes of a
+ * write glob) and ll_walk.h (the landlock backend's walk of the real tree
+ * at session start). tools/check-names fails when loader/ includes any other.
  */
 #ifndef BEE_LIBBEEC_H
 #define BEE_LIBBEEC_H
@@ -33,6 +34,7 @@
 #include "config.h"
 #include "diag.h"
 #include "glob_prefix.h"
+#include "ll_walk.h"
 #include "ir.h"
 #include "lower.h"
 #include "narrow.h"
