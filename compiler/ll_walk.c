@@ -149,7 +149,8 @@ static void ll_narrow(struct ll_walk *w, size_t seed, enum beec_ll_narrow_kind k
 		}
 	}
 	struct beec_ll_narrowing *n = VEC_PUSH(p->narrow, p->nnarrow, w->narrow_cap);
-	*n = (struct beec_ll_narrowing){ .rule = sd->rule, .line = sd->line, .what = sd->what, .glob = sd->glob,
+	*n = (struct beec_ll_narrowing){ .rule = sd->rule, .line = sd->line, .what = xstrdup(sd->what),
+					 .glob = xstrdup(sd->glob),
 					 .kind = k, .rights = rights, .count = 1, .path = xstrdup(w->path) };
 }
 
@@ -488,8 +489,11 @@ int beec_ll__walk(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, 
 
 void beec_ll_plan__fini(struct beec_ll_plan *plan)
 {
-	for (size_t i = 0; i < plan->nnarrow; i++)
+	for (size_t i = 0; i < plan->nnarrow; i++) {
 		free(plan->narrow[i].path);
+		free(plan->narrow[i].what);
+		free(plan->narrow[i].glob);
+	}
 	free(plan->narrow);
 	memset(plan, 0, sizeof(*plan));
 }

@@ -99,7 +99,7 @@ const char *beec_ll__narrow_text(enum beec_ll_narrow_kind k);
 struct beec_ll_narrowing {
 	unsigned rule;
 	unsigned line;
-	const char *what, *glob;   /* borrowed from the seeds */
+	char *what, *glob;         /* the seed's, copied */
 	enum beec_ll_narrow_kind kind;
 	uint32_t rights;           /* the rights concerned (BEEC_LL_*) */
 	uint64_t count;
