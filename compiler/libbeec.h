@@ -141,6 +141,12 @@ int beec_query__check(const char *kind, const char *action, const char *resource
 int beec_policy__query(const struct beec_policy *p, const char *kind, const char *action, const char *resource,
 		       struct beec_answer *a, FILE *explain, char *msg, size_t msglen);
 
+/* The landlock backend's walk of the real tree (ll_walk.h) for p
+ * (lowered), as bee-load makes it at session start from p's pack. 0 or
+ * beec_ll__walk's error, with plan filled (beec_ll_plan__fini). */
+int beec_policy__ll_walk(const struct beec_policy *p, const struct beec_ll_opts *o, beec_ll_rule_fn fn, void *ctx,
+			 struct beec_ll_plan *plan);
+
 /* Makes jansson allocate through the compiler's funnel (mem.h): for a
  * program's main, never called by the library itself. */
 void beec_mem__route_json(void);
