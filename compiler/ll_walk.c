@@ -555,7 +555,14 @@ static uint32_t ll_rights_at(const struct beec_ll_rules *rs, const char *path, b
 	return r;
 }
 
+static bool ll_allows(const struct beec_ll_rules *rs, const char *path, uint32_t want, int depth);
+
 bool beec_ll__allows(const struct beec_ll_rules *rs, const char *path, uint32_t want)
+{
+	return ll_allows(rs, path, want, 0);
+}
+
+static bool ll_allows(const struct beec_ll_rules *rs, const char *path, uint32_t want, int depth)
 {
 	char real[PATH_MAX];
 	struct stat st;
@@ -570,6 +577,19 @@ bool beec_ll__allows(const struct beec_ll_rules *rs, const char *path, uint32_t 
 	/* a new object: only created, by a write beneath a writable directory */
 	if (want != BEEC_LL_WRITE)
 		return false;
+	char link[PATH_MAX];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		/* a dangling symlink: the open creates its target */
+		link[n] = '\0';
+		char target[PATH_MAX * 2];
+		const char *slash = strrchr(path, '/');
+		if (link[0] == '/' || !slash)
+			snprintf(target, sizeof(target), "%s", link);
+		else
+			snprintf(target, sizeof(target), "%.*s/%s", (int)(slash - path), path, link);
+		return depth < 40 && strlen(target) < PATH_MAX && ll_allows(rs, target, want, depth + 1);
+	}
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof(dir), "%s", path);
 	char *slash = strrchr(dir, '/');
