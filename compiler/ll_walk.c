@@ -487,6 +487,51 @@ int beec_ll__walk(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, 
 	return MEM_PROTECT(-ENOMEM, ll_walk_body(fs, exec, seeds, nseeds, opts, fn, ctx, plan));
 }
 
+static int ll_prefixes_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec,
+			    const struct beec_ll_seed *seeds, size_t nseeds,
+			    void (*fn)(void *, const struct beec_ll_seed *, const char *, uint32_t, uint32_t, uint32_t),
+			    void *ctx)
+{
+	struct ll_auto a, x;
+	ll_auto_init(&a, fs, false);
+	ll_auto_init(&x, exec, true);
+	struct beec_prefix *px = xcalloc(64, sizeof(*px));
+	int err = 0;
+	for (size_t i = 0; i < nseeds && !err; i++) {
+		int n = 1;
+		if (seeds[i].pinned)
+			snprintf(px[0].path, sizeof(px[0].path), "%s", seeds[i].glob);
+		else if ((n = beec_glob__write_prefixes(seeds[i].glob, px, 64)) < 0)
+			err = n == -ENOMEM ? -ENOMEM : -EINVAL;
+		for (int k = 0; k < n && !err; k++) {
+			const char *p = px[k].path;
+			bool again = false;
+			for (int j = 0; j < k; j++)
+				again |= !strcmp(px[j].path, p);
+			if (again)
+				continue;
+			size_t len = strlen(p);
+			unsigned f = ll_step(&a, 0, p, len), e = ll_step(&x, 0, p, len);
+			unsigned f1 = len == 1 ? f : ll_step(&a, f, "/", 1), e1 = len == 1 ? e : ll_step(&x, e, "/", 1);
+			uint32_t all = a.all[f1] | x.all[e1], any = a.any[f1] | x.any[e1];
+			fn(ctx, &seeds[i], p, a.own[f] | x.own[e], all, any & ~all);
+		}
+	}
+	free(px);
+	ll_auto_fini(&a);
+	ll_auto_fini(&x);
+	return err;
+}
+
+int beec_ll__prefixes(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, const struct beec_ll_seed *seeds,
+		      size_t nseeds,
+		      void (*fn)(void *ctx, const struct beec_ll_seed *s, const char *prefix, uint32_t own, uint32_t all,
+				 uint32_t mixed),
+		      void *ctx)
+{
+	return MEM_PROTECT(-ENOMEM, ll_prefixes_body(fs, exec, seeds, nseeds, fn, ctx));
+}
+
 void beec_ll_plan__fini(struct beec_ll_plan *plan)
 {
 	for (size_t i = 0; i < plan->nnarrow; i++) {

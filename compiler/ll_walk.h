@@ -143,6 +143,17 @@ int beec_ll__walk(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, 
 		  struct beec_ll_plan *plan);
 void beec_ll_plan__fini(struct beec_ll_plan *plan);
 
+/* What the automata alone say about each grant's literal prefixes, as
+ * `beec show` prints it (no file system is read): fn gets each prefix of
+ * seeds[i] with the rights of the prefix itself (own) and, below it, the
+ * rights uniform granted (all) and mixed (mixed, walked entry by entry).
+ * 0, -EINVAL (a seed without a literal prefix), -ENOMEM. */
+int beec_ll__prefixes(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, const struct beec_ll_seed *seeds,
+		      size_t nseeds,
+		      void (*fn)(void *ctx, const struct beec_ll_seed *s, const char *prefix, uint32_t own, uint32_t all,
+				 uint32_t mixed),
+		      void *ctx);
+
 /* A collected plan: every rule, sorted by path, for answering a query the
  * way Landlock will (beec query --backend landlock). */
 struct beec_ll_rules {
