@@ -19,7 +19,8 @@
  *     the list, connect outside [net] (EPERM) and inside it, env outside
  *     [env] allow absent, set and --env present, the hardening; each denial
  *     in the audit log as the exact five-key line
- *   - an inexpressible policy refused with its reason
+ *   - a deny inside a grant runs (the landlock walk), its narrowings
+ *     summed up unless --quiet; a bound of the walk refused, the rule named
  *   - teardown (no cgroup, no pin folder, no registry record) after a normal
  *     exit, a tool killed by a signal, SIGTERM to bee-load; gc after SIGKILL
  *   - every failure class: its status, no tool run, nothing left behind
@@ -687,23 +688,52 @@ static void test_audit_detail(void **state_)
 	lines_free(v, n);
 }
 
-static void test_inexpressible(void **state_)
+/* A deny inside a grant runs under the landlock backend (the walk at
+ * start), with its narrowings summed up on stderr unless --quiet; a bound
+ * of the walk passed refuses the launch (74) naming the rule. */
+static void test_walk(void **state_)
 {
 	(void)state_;
-	char pol[256], pk[256], marker[256];
-	snprintf(pol, sizeof(pol), "%s/inexpressible.toml", tmp);
-	snprintf(pk, sizeof(pk), "%s/inexpressible.bpfpack", tmp);
+	char pol[256], pk[256], marker[256], text[1024];
+	snprintf(pol, sizeof(pol), "%s/walk.toml", tmp);
+	snprintf(pk, sizeof(pk), "%s/walk.bpfpack", tmp);
 	snprintf(marker, sizeof(marker), "%s/out/ran", proj);
-	const char *text = "version = 1\nname = \"sandbox-demo\"\n[fs]\nread = [\"/usr/**\"]\n"
-			   "deny = [\"/usr/share/secret/**\"]\n[exec]\nallow = [\"/usr/bin/touch\"]\n";
+	snprintf(text, sizeof(text),
+		 "version = 1\nname = \"walk\"\n[fs]\nread = [\"/usr/**\"]\nwrite = [\"%s/out/**\"]\n"
+		 "deny = [\"/usr/share/secret/**\"]\n[exec]\nallow = [\"/usr/bin/touch\", "
+		 "\"/usr/lib/x86_64-linux-gnu/**\"]\n",
+		 proj);
 	assert_int_equal(bee_write_atomic(pol, text, strlen(text)), 0);
 	assert_int_equal(compile(pol, pk), 0);
-	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pk, "--", "/usr/bin/touch", marker, NULL };
 	struct run r;
-	run(&r, argv, NULL, 20000);
+	/* control: it runs, and says what it narrows */
+	unlink(marker);
+	const char *ok[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pk, "--", "/usr/bin/touch", marker, NULL };
+	run(&r, ok, NULL, 60000);
+	if (r.status)
+		fprintf(stderr, "walk: %s", r.err);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.err, "bee-load: landlock: "));
+	assert_non_null(strstr(r.err, "bee-load plan lists them"));
+	assert_int_equal(access(marker, F_OK), 0);
+	run_fini(&r);
+	/* --quiet: the same without the line */
+	unlink(marker);
+	const char *quiet[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--quiet", pk, "--", "/usr/bin/touch", marker,
+				NULL };
+	run(&r, quiet, NULL, 60000);
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.err, "bee-load: landlock: "));
+	assert_int_equal(access(marker, F_OK), 0);
+	run_fini(&r);
+	/* a bound passed: refused, the rule named, nothing ran */
+	unlink(marker);
+	const char *bound[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--walk-entries", "10", pk, "--",
+				"/usr/bin/touch", marker, NULL };
+	run(&r, bound, NULL, 60000);
 	assert_int_equal(r.status, 74);
-	assert_non_null(strstr(r.err, "bee-load: landlock: policy 'sandbox-demo' cannot be enforced by Landlock "
-				      "(rule 1): '/usr/share/secret/**' denies inside the grant '/usr/**'"));
+	assert_non_null(strstr(r.err, "bee-load: landlock: policy 'walk': rule 0 'fs.read /usr/**' (line 4): "
+				      "the walk passed its bound of entries at '/usr/"));
 	assert_int_equal(access(marker, F_OK), -1);
 	run_fini(&r);
 	assert_clean();
@@ -2277,7 +2307,7 @@ int main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_audit_detail),
-		cmocka_unit_test(test_inexpressible),
+		cmocka_unit_test(test_walk),
 		cmocka_unit_test(test_session_mounts),
 		cmocka_unit_test(test_teardown_signals),
 		cmocka_unit_test(test_user),
