@@ -752,7 +752,7 @@ static void test_session_mounts(void **state_)
 	char text[1024];
 	snprintf(text, sizeof(text),
 		 "version = 1\nname = \"procgrant\"\n[fs]\nread = [\"/usr/**\", \"/etc/ld.so.cache\", \"%s/**\", "
-		 "\"/proc/self/**\", \"%s/**\"]\n[exec]\nallow = [\"/usr/bin/sh\", "
+		 "\"/proc/self/**\", \"%s/**\"]\n[exec]\nallow = [\"/usr/bin/{sh,dash}\", "
 		 "\"/usr/lib/x86_64-linux-gnu/**\", \"%s/bin/**\"]\n",
 		 proj, mnt, proj);
 	assert_int_equal(bee_write_atomic(pol, text, strlen(text)), 0);
@@ -771,8 +771,11 @@ static void test_session_mounts(void **state_)
 	if (r.status)
 		fprintf(stderr, "%s%s", r.out, r.err);
 	assert_int_equal(r.status, 0);
-	/* its own /proc entry and the session's cgroup.procs; not init's */
-	assert_string_equal(r.out, "ok\nEACCES\nok\n");
+	/* the session's cgroup.procs; not init's /proc entry, and not its own
+	 * either: /proc/self is a symlink, and a grant through a symlink's
+	 * name grants nothing (the kernel resolves it to /proc/PID, which no
+	 * rule names: so bpf-lsm decides too; docs/bee-load.md, "symlink") */
+	assert_string_equal(r.out, "no\nEACCES\nok\n");
 	run_fini(&r);
 	assert_clean();
 }
@@ -1309,8 +1312,9 @@ static void test_failures(void **state_)
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
 		snprintf(f, sizeof(f), "BEE_FAULT=%s", faults[i].stage);
 		const char *env[] = { f, NULL };
-		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load-fault"), "--audit-log", audit, pack, "--",
-				       "/usr/bin/touch", marker, NULL };
+		/* --quiet: the stage's message is the first line */
+		const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load-fault"), "--quiet", "--audit-log", audit, pack,
+				       "--", "/usr/bin/touch", marker, NULL };
 		run(&r, argv, env, 20000);
 		if (r.status != faults[i].status)
 			fprintf(stderr, "fault %s: %d %s", faults[i].stage, r.status, r.err);
