@@ -164,8 +164,6 @@ struct beec_ll_rule;
 int bee_landlock_walk(const struct bee_pack *p, const struct bee_manifest *m, const struct beec_ll_opts *o,
 		      int (*fn)(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name), void *ctx,
 		      struct beec_ll_plan *plan, struct bee_error *e);
-/* Whether fd is on a file system the session's init mounts anew. */
-bool bee_ll_remounted(int fd);
 
 /* Rules on a file system the session's init mounts anew (proc, cgroup2:
  * mountns.c) would bind the host's inodes, which the tool never sees.

@@ -219,11 +219,6 @@ int bee_landlock_ruleset(const struct bee_pack *p, const struct bee_manifest *m,
 	return bee_landlock_ruleset_late(p, m, abi, out, NULL, NULL, NULL, warn, warn_ctx, e);
 }
 
-bool bee_ll_remounted(int fd)
-{
-	return ll_remounted(fd);
-}
-
 /* The grants of the manifest, as the walk starts from them; *n of them. */
 static struct beec_ll_seed *ll_seeds(const struct bee_manifest *m, size_t *n)
 {
