@@ -132,7 +132,7 @@ struct beec_ll_opts {
 };
 
 #define BEEC_LL_MAX_ENTRIES 2000000
-#define BEEC_LL_MAX_MS 10000
+#define BEEC_LL_MAX_MS 60000
 
 /* Walks the tree for the grants seeds[] with the images fs and exec
  * (checked with bee_dfa_image_check) and calls fn for every rule. 0;

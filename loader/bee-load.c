@@ -77,7 +77,7 @@ static const char help_text[] =
 	"  --quiet               landlock: leave out the line that sums up the narrowings\n"
 	"  --walk-entries N, --walk-ms MS\n"
 	"                        landlock: the bounds of the walk at start (default\n"
-	"                        2000000 entries, 10000 ms); passing one is an error\n"
+	"                        2000000 entries, 60000 ms); passing one is an error\n"
 	"                        naming the rule\n"
 	"  --no-landlock-hardening\n"
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
