@@ -252,7 +252,8 @@ static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, u
 		}
 	} else {
 		uint32_t r = (w->fs.own[f2] | w->ex.own[x2]) & pending & LL_FILE_RIGHTS;
-		if ((r & BEEC_LL_EXEC) && !(r & BEEC_LL_READ) && !(w->fs.own[f2] & BEEC_LL_READ))
+		/* whether a rule here or above gives the exec: it cannot run */
+		if ((w->ex.own[x2] & BEEC_LL_EXEC) && !(w->fs.own[f2] & BEEC_LL_READ))
 			ll_narrow(w, seed, BEEC_LL_N_EXEC_NO_READ, BEEC_LL_EXEC);
 		if (r)
 			err = ll_emit(w, seed, r, false, false, dfd, name);
@@ -291,6 +292,9 @@ static int ll_dir(struct ll_walk *w, size_t seed, int dfd, unsigned f, unsigned 
 				child |= BEEC_LL_LIST;
 		}
 	}
+	/* exec granted below where nothing may be read: none of it runs */
+	if ((any & BEEC_LL_EXEC) && !(any & BEEC_LL_READ))
+		ll_narrow(w, seed, BEEC_LL_N_EXEC_NO_READ, BEEC_LL_EXEC);
 	if (grant)
 		err = ll_emit(w, seed, grant, true, late_fs, parent, name);
 	if (err || !child)
