@@ -198,11 +198,14 @@ struct command {
 
 static const struct command commands[] = {
 	{ "toml-json", "[FILE]", "print FILE as the tagged JSON of the toml-test suite", cmd_toml_json },
-	{ "query", "POLICY KIND ACTION RESOURCE", "decide one access as the kernel will: fs read|write PATH,\n"
+	{ "query", "[--backend B] POLICY KIND ACTION RESOURCE", "decide one access as the kernel will: fs read|write PATH,\n"
 	  "                     exec execute PATH, net connect|bind ADDR:PORT[/udp], env read NAME;\n"
-	  "                     exit 0 for Allow, 1 for Deny", cmd_query },
-	{ "check", "[--parent P] CHILD", "prove CHILD a subset of P (default: its parent key);\n"
-	  "                     exit 3 with a counterexample when it is not", cmd_check },
+	  "                     exit 0 for Allow, 1 for Deny; --backend landlock: as that backend\n"
+	  "                     will on this host, narrowings included; RESOURCE '-': one a line\n"
+	  "                     from stdin", cmd_query },
+	{ "check", "[--parent P] CHILD | --backend landlock POLICY", "prove CHILD a subset of P (default: its parent key);\n"
+	  "                     exit 3 with a counterexample when it is not; --backend landlock:\n"
+	  "                     the landlock backend's plan on this host and its narrowings", cmd_check },
 	{ "show", "PACK|POLICY", "the canonical review text of a pack (a policy is compiled first)", cmd_show },
 	{ "diff", "[--json] [--fail-on-widen] OLD NEW", "capabilities NEW adds and removes, with examples;\n"
 	  "                     --fail-on-widen: exit 4 when it adds any", cmd_diff },
@@ -364,11 +367,12 @@ struct policy_args {
 	enum dump_stage stage;   /* --dump */
 	bool json;               /* diff --json */
 	bool fail_on_widen;      /* diff --fail-on-widen */
+	const char *backend;     /* query, check --backend: NULL, "landlock", "bpf-lsm" */
 };
 
 enum {
 	OPT_MAX_STATES = 256, OPT_MAX_MEMORY, OPT_MAX_INPUT, OPT_LIMIT, OPT_PARENT, OPT_DUMP, OPT_VERSION,
-	OPT_JSON, OPT_FAIL_ON_WIDEN, OPT_CONFIG, OPT_WARNINGS,
+	OPT_JSON, OPT_FAIL_ON_WIDEN, OPT_CONFIG, OPT_WARNINGS, OPT_BACKEND,
 };
 
 static int parse_max_states(const char *arg, unsigned *out)
@@ -480,6 +484,7 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 		{ "fail-on-widen", no_argument, NULL, OPT_FAIL_ON_WIDEN },
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "warnings", required_argument, NULL, OPT_WARNINGS },
+		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool config = strcmp(argv[0], "config") == 0;
@@ -504,6 +509,13 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 			break;
 		case OPT_CONFIG:
 			pa->config = optarg;
+			break;
+		case OPT_BACKEND:
+			if (strcmp(argv[0], "query") && strcmp(argv[0], "check"))
+				return usage_error("--backend is an option of 'query' and 'check' only");
+			if (strcmp(optarg, "landlock") && strcmp(optarg, "bpf-lsm"))
+				return usage_error("--backend expects landlock or bpf-lsm, got '%s'", optarg);
+			pa->backend = optarg;
 			break;
 		case OPT_WARNINGS:
 			if (strcmp(optarg, "all") != 0 && strcmp(optarg, "capped") != 0)
@@ -579,6 +591,46 @@ static struct beec_opts policy_args_opts(const struct policy_args *pa)
 
 /* ---- beec query POLICY KIND ACTION RESOURCE ------------------------------ */
 
+/* The landlock backend's answer to q from the collected plan rs: what
+ * Landlock will do. Only fs and exec differ from the policy's meaning
+ * (net is the cgroup programs', env is decided at launch). */
+static bool landlock_answer(const struct beec_ll_rules *rs, const struct query *q, bool meaning)
+{
+	if (q->domain == IR_DOMAIN_EXEC)
+		return beec_ll__allows(rs, q->resource, BEEC_LL_EXEC);
+	if (q->domain == IR_DOMAIN_FS)
+		return beec_ll__allows(rs, q->resource, q->want == IR_PERM_WRITE ? BEEC_LL_WRITE : BEEC_LL_READ);
+	return meaning;
+}
+
+/* One query; RESOURCE "-" reads one resource a line from stdin and prints
+ * one verdict a line (exit 0 when every one is Allow). */
+static int query_one(struct beec_policy *pol, const struct beec_ll_rules *rs, const char *kind,
+		     const char *action, const char *resource, bool batch, struct diag_ctx *notes)
+{
+	struct query q;
+	char err[256];
+	if (query_parse(kind, action, resource, &q, err, sizeof(err)) < 0)
+		return usage_error("%s", err);
+	struct beec_answer r;
+	if (query_run(pol->lw, &q, &r) < 0) {
+		fprintf(stderr, "beec: query failed\n");
+		return EXIT_POLICY;
+	}
+	bool allow = rs ? landlock_answer(rs, &q, r.allow) : r.allow;
+	if (batch) {
+		printf("%s %s\n", allow ? "Allow" : "Deny", resource);
+	} else if (rs && allow != r.allow) {
+		printf("%s %s %s %s (landlock)\n", allow ? "Allow" : "Deny", kind, action, resource);
+		printf("  the policy %s it: the landlock backend narrows it (beec check --backend landlock)\n",
+		       r.allow ? "allows" : "denies");
+	} else {
+		query_explain(pol->lw, &q, &r, stdout, notes);
+		diag_print(notes, stdout);
+	}
+	return allow ? 0 : EXIT_POLICY;
+}
+
 static int cmd_query(int argc, char **argv)
 {
 	struct policy_args pa = { .defines = xcalloc((size_t)argc, sizeof(char *)) };
@@ -590,9 +642,11 @@ static int cmd_query(int argc, char **argv)
 				     argc - optind);
 		goto out;
 	}
-	struct query q;
+	const char *kind = argv[optind + 1], *action = argv[optind + 2], *resource = argv[optind + 3];
+	bool batch = strcmp(resource, "-") == 0;
+	struct query q0;
 	char err[256];
-	if (query_parse(argv[optind + 1], argv[optind + 2], argv[optind + 3], &q, err, sizeof(err)) < 0) {
+	if (query_parse(kind, action, batch ? "/" : resource, &q0, err, sizeof(err)) < 0) {
 		status = usage_error("%s", err);
 		goto out;
 	}
@@ -601,18 +655,37 @@ static int cmd_query(int argc, char **argv)
 	struct diag_ctx dc, notes;
 	beec_diag_init(&dc);
 	beec_diag_init(&notes);
+	struct beec_ll_rules rs = { 0 };
+	bool landlock = pa.backend && !strcmp(pa.backend, "landlock");
 	status = load_to(&pol, argv[optind], DUMP_NET, &opts, &dc);
-	if (status == 0) {
-		struct beec_answer r;
-		if (query_run(pol.lw, &q, &r) < 0) {
-			fprintf(stderr, "beec: query failed\n");
+	if (status == 0 && landlock) {
+		struct beec_ll_opts wo = { .sz = sizeof(wo) };
+		struct beec_ll_plan plan;
+		if (beec_policy__ll_walk(&pol, &wo, beec_ll__collect, &rs, &plan) < 0) {
+			fprintf(stderr, "beec: landlock: %s\n", *plan.err ? plan.err : "the walk failed");
 			status = EXIT_POLICY;
-		} else {
-			query_explain(pol.lw, &q, &r, stdout, &notes);
-			diag_print(&notes, stdout);
-			status = r.allow ? 0 : EXIT_POLICY;
 		}
+		beec_ll_plan__fini(&plan);
+		beec_ll_rules__sort(&rs);
 	}
+	if (status == 0 && !batch) {
+		status = query_one(&pol, landlock ? &rs : NULL, kind, action, resource, false, &notes);
+	} else if (status == 0) {
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+		while ((n = getline(&line, &cap, stdin)) > 0) {
+			if (line[n - 1] == '\n')
+				line[--n] = '\0';
+			if (!n)
+				continue;
+			int st = query_one(&pol, landlock ? &rs : NULL, kind, action, line, true, &notes);
+			if (st != 0 && status == 0)
+				status = st;
+		}
+		free(line);
+	}
+	beec_ll_rules__fini(&rs);
 	diag_print(&dc, stderr);
 	diag_fini(&dc);
 	diag_fini(&notes);
@@ -621,6 +694,42 @@ static int cmd_query(int argc, char **argv)
 out:
 	policy_args_fini(&pa);
 	return status;
+}
+
+/* beec check --backend landlock POLICY: what the walk of this host's tree
+ * gives Landlock, and each narrowing at its rule's line. */
+static int check_landlock(const char *path, const struct beec_opts *opts)
+{
+	struct beec_policy pol;
+	struct diag_ctx dc;
+	beec_diag_init(&dc);
+	int status = load_to(&pol, path, DUMP_NET, opts, &dc);
+	if (status == 0) {
+		struct beec_ll_opts wo = { .sz = sizeof(wo) };
+		struct beec_ll_plan p;
+		if (beec_policy__ll_walk(&pol, &wo, NULL, NULL, &p) < 0) {
+			fprintf(stderr, "%s: error: landlock: %s\n", path, *p.err ? p.err : "the walk failed");
+			status = EXIT_POLICY;
+		} else {
+			printf("%s: landlock: %llu rules on directories, %llu on files, %llu late; walk: %llu "
+			       "entries, %llu symlinks (not followed), %.1f ms; %zu narrowing%s\n",
+			       path, (unsigned long long)p.dir_rules, (unsigned long long)p.file_rules,
+			       (unsigned long long)p.late_rules, (unsigned long long)p.entries,
+			       (unsigned long long)p.symlinks, (double)p.ns / 1e6, p.nnarrow, p.nnarrow == 1 ? "" : "s");
+			for (size_t i = 0; i < p.nnarrow; i++) {
+				const struct beec_ll_narrowing *n = &p.narrow[i];
+				printf("%s:%u: narrowing: rule %u '%s %s': %s (%llu place%s, first '%s'): %s\n", path,
+				       n->line, n->rule, n->what, n->glob, beec_ll__narrow_name(n->kind),
+				       (unsigned long long)n->count, n->count == 1 ? "" : "s", n->path,
+				       beec_ll__narrow_text(n->kind));
+			}
+		}
+		beec_ll_plan__fini(&p);
+	}
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	beec_policy__fini(&pol);
+	return finish_output(status);
 }
 
 /* Proves p a subset of the parent it names, if it names one. */
@@ -787,6 +896,10 @@ static int cmd_check(int argc, char **argv)
 		goto out;
 	}
 	struct beec_opts opts = policy_args_opts(&pa);
+	if (pa.backend && !strcmp(pa.backend, "landlock")) {
+		status = check_landlock(argv[optind], &opts);
+		goto out;
+	}
 	struct beec_policy child, parent = { 0 };
 	struct diag_ctx dc;
 	beec_diag_init(&dc);

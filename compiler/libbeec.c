@@ -333,6 +333,44 @@ int beec_policy__query(const struct beec_policy *p, const char *kind, const char
 	return MEM_PROTECT(-ENOMEM, beec_policy__query_body(p, kind, action, resource, a, explain, msg, msglen));
 }
 
+/* The grants of p's IR as the walk's seeds, and p's fs and exec images. */
+static int beec_policy__ll_walk_body(const struct beec_policy *p, const struct beec_ll_opts *o, beec_ll_rule_fn fn,
+				     void *ctx, struct beec_ll_plan *plan)
+{
+	const struct ir_policy *ir = p->ir;
+	struct beec_ll_seed *seeds = xcalloc(ir->nrules + 1, sizeof(*seeds));
+	size_t n = 0;
+	for (size_t i = 0; i < ir->nrules; i++) {
+		const struct ir_rule *r = &ir->rules[i];
+		const char *what = r->kind == IR_RULE_FS_READ	   ? "fs.read"
+				   : r->kind == IR_RULE_FS_WRITE   ? "fs.write"
+				   : r->kind == IR_RULE_EXEC_ALLOW ? "exec.allow"
+								   : NULL;
+		if (!what)
+			continue;
+		unsigned line = 0, col = 0;
+		if (r->loc.src)
+			loc_linecol(r->loc, &line, &col);
+		seeds[n++] = (struct beec_ll_seed){ .glob = r->text, .rule = r->index, .line = line, .what = what,
+						    .pinned = r->kind == IR_RULE_EXEC_ALLOW && r->exec.pinned };
+	}
+	size_t len;
+	struct bee_dfa_hdr *fs = image_dfa_write(p->lw->dfa[IR_DOMAIN_FS], &len);
+	struct bee_dfa_hdr *ex = image_dfa_write(p->lw->dfa[IR_DOMAIN_EXEC], &len);
+	int err = beec_ll__walk(fs, ex, seeds, n, o, fn, ctx, plan);
+	free(fs);
+	free(ex);
+	free(seeds);
+	return err;
+}
+
+int beec_policy__ll_walk(const struct beec_policy *p, const struct beec_ll_opts *o, beec_ll_rule_fn fn, void *ctx,
+			 struct beec_ll_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	return MEM_PROTECT(-ENOMEM, beec_policy__ll_walk_body(p, o, fn, ctx, plan));
+}
+
 void beec_mem__route_json(void)
 {
 	mem_json_route();

@@ -23,8 +23,9 @@
  * proof, the policy without some rules), and it includes the public
  * module headers whose types those calls take: config.h (the
  * configuration files of beec and bee-load), narrow.h (revoke's
- * narrowing of live maps) and glob_prefix.h (the literal prefixes of a
- * write glob). tools/check-names fails when loader/ includes any other.
+ * narrowing of live maps), glob_prefix.h (the literal prefixes of a
+ * write glob) and ll_walk.h (the landlock backend's walk of the real tree
+ * at session start). tools/check-names fails when loader/ includes any other.
  */
 #ifndef BEE_LIBBEEC_H
 #define BEE_LIBBEEC_H
@@ -33,6 +34,7 @@
 #include "config.h"
 #include "diag.h"
 #include "glob_prefix.h"
+#include "ll_walk.h"
 #include "ir.h"
 #include "lower.h"
 #include "narrow.h"
@@ -138,6 +140,12 @@ int beec_query__check(const char *kind, const char *action, const char *resource
  * when the query is malformed; -EDOM when p cannot answer it; -ENOMEM. */
 int beec_policy__query(const struct beec_policy *p, const char *kind, const char *action, const char *resource,
 		       struct beec_answer *a, FILE *explain, char *msg, size_t msglen);
+
+/* The landlock backend's walk of the real tree (ll_walk.h) for p
+ * (lowered), as bee-load makes it at session start from p's pack. 0 or
+ * beec_ll__walk's error, with plan filled (beec_ll_plan__fini). */
+int beec_policy__ll_walk(const struct beec_policy *p, const struct beec_ll_opts *o, beec_ll_rule_fn fn, void *ctx,
+			 struct beec_ll_plan *plan);
 
 /* Makes jansson allocate through the compiler's funnel (mem.h): for a
  * program's main, never called by the library itself. */

@@ -29,7 +29,11 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 	size_t n = 0;
 	for (size_t i = 0; i < ir->nrules; i++) {
 		const struct ir_rule *r = &ir->rules[i];
-		if (ir_rule_kind_domain(r->kind) != dom ||
+		/* exec implies read of the executable (docs/decisions.md, "One
+		 * semantics"): each exec grant is a read grant of fs too, which
+		 * an fs deny still beats */
+		bool exec_read = dom == IR_DOMAIN_FS && r->kind == IR_RULE_EXEC_ALLOW;
+		if ((ir_rule_kind_domain(r->kind) != dom && !exec_read) ||
 		    (opts && opts->exclude && opts->exclude[r->index]))
 			continue;
 		struct dfa_rule *d = &rules[n];
@@ -37,6 +41,13 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		d->glob = r->text;
 		d->rule = r->index;
 		d->loc = r->loc;
+		if (exec_read) {
+			if (r->exec.pinned)
+				d->glob = glob_escape(scratch, r->text);
+			d->grant = IR_PERM_READ;
+			n++;
+			continue;
+		}
 		switch (r->kind) {
 		case IR_RULE_FS_READ:
 			d->grant = IR_PERM_READ;

@@ -7,6 +7,7 @@
 #include "bee_names.h"
 #include "bee_net.h"
 #include "bee_syscalls.h"
+#include "ll_walk.h"
 #include "netaddr.h"
 #include "manifest.h"
 #include "pack.h"
@@ -130,24 +131,47 @@ static void show_hooks_maps(const struct bee_manifest *m, FILE *out)
 	}
 }
 
-static void show_landlock(const struct bee_manifest *m, FILE *out)
+static const char *ll_rights(uint32_t r, char *buf, size_t size)
 {
-	if (!m->ll_expressible) {
-		fprintf(out, "\nlandlock: not expressible (rule %ld): %s\n", m->ll_rule < 0 ? 0 : m->ll_rule,
-			m->ll_reason);
-		return;
+	snprintf(buf, size, "%s%s%s", r & BEEC_LL_READ ? ",read" : "", r & BEEC_LL_WRITE ? ",write" : "",
+		 r & BEEC_LL_EXEC ? ",exec" : "");
+	return *buf ? buf + 1 : "-";
+}
+
+static void show_ll_prefix(void *ctx, const struct beec_ll_seed *s, const char *prefix, uint32_t own, uint32_t all,
+			   uint32_t mixed)
+{
+	FILE *out = ctx;
+	char a[32], b[32], c[32];
+	fprintf(out, "  %-40s rule %-3u %-10s own %-15s below: uniform %-15s mixed %s\n", prefix, s->rule, s->what,
+		ll_rights(own, a, sizeof(a)), ll_rights(all, b, sizeof(b)), ll_rights(mixed, c, sizeof(c)));
+}
+
+/* The landlock backend walks the tree at session start (ll_walk.h): what
+ * the automata say at each grant's literal prefix, which is where it
+ * starts; "mixed" rights are walked entry by entry, and objects created
+ * there later are denied them (bee-load plan lists the narrowings). */
+static void show_landlock(const struct bee_pack *pack, const struct bee_manifest *m, FILE *out)
+{
+	const struct bee_pack_section_info *fs = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_FS));
+	const struct bee_pack_section_info *ex = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_EXEC));
+	struct beec_ll_seed *seeds = xcalloc(m->nrules + 1, sizeof(*seeds));
+	size_t n = 0;
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
+		const char *what = r->rkind == BEE_RULE_FS_READ	  ? "fs.read"
+				   : r->rkind == BEE_RULE_FS_WRITE  ? "fs.write"
+				   : r->rkind == BEE_RULE_EXEC_ALLOW ? "exec.allow"
+								     : NULL;
+		if (what)
+			seeds[n++] = (struct beec_ll_seed){ .glob = r->text, .rule = r->index, .line = r->line,
+							    .what = what, .pinned = r->pinned };
 	}
-	fprintf(out, "\nlandlock: expressible, %zu rules\n", m->nll);
-	for (size_t i = 0; i < m->nll; i++) {
-		const struct bee_mf_ll_rule *r = &m->ll_rules[i];
-		char acc[64];
-		snprintf(acc, sizeof(acc), "%s%s%s%s%s", r->perms & BEE_PERM_READ ? BEE_MF_LL_READ : "",
-			 r->perms & BEE_PERM_READ && r->perms & (BEE_PERM_WRITE | BEE_PERM_EXEC) ? "," : "",
-			 r->perms & BEE_PERM_WRITE ? BEE_MF_LL_WRITE : "",
-			 r->perms & BEE_PERM_WRITE && r->perms & BEE_PERM_EXEC ? "," : "",
-			 r->perms & BEE_PERM_EXEC ? BEE_MF_LL_EXECUTE : "");
-		fprintf(out, "  %-40s %-8s %s\n", r->path, r->beneath ? "beneath" : "file", acc);
-	}
+	fprintf(out, "\nlandlock: walked at session start from %zu grant%s (bee-load plan, beec check --backend "
+		"landlock)\n", n, n == 1 ? "" : "s");
+	if (fs && ex && n && beec_ll__prefixes(fs->data, ex->data, seeds, n, show_ll_prefix, out) < 0)
+		fprintf(out, "  a grant has no literal prefix\n");
+	free(seeds);
 }
 
 static const char *audit_mode_name(unsigned mode)
@@ -192,7 +216,7 @@ static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, siz
 	show_net(pack, &m, out);
 	show_syscalls(&m, out);
 	show_hooks_maps(&m, out);
-	show_landlock(&m, out);
+	show_landlock(pack, &m, out);
 	bee_manifest_fini(&m);
 	bee_pack__close(pack);
 	return 0;

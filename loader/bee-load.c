@@ -29,6 +29,7 @@ static const char usage_text[] =
 	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
 	"       bee-load stop [--state-dir DIR] SESSION\n"
 	"       bee-load query PACK KIND ACTION RESOURCE\n"
+	"       bee-load plan [--json] [--walk-entries N] [--walk-ms MS] PACK\n"
 	"       bee-load revoke SESSION RULE\n"
 	"       bee-load ls [--json]\n"
 	"       bee-load gc [--packs]\n"
@@ -54,6 +55,9 @@ static const char help_text[] =
 	"  query     decide KIND ACTION RESOURCE as PACK's policy does (fs read|write\n"
 	"            PATH, exec execute PATH, env read NAME, net connect|bind ADDR:PORT);\n"
 	"            exit 0 Allow, 1 Deny\n"
+	"  plan      the rules the landlock backend gives Landlock for PACK on this host\n"
+	"            (its walk of the real tree), with counts, time and each narrowing\n"
+	"            with its rule and line\n"
 	"  revoke    take grant RULE (its index or text, as `beec show` lists it) from\n"
 	"            live session SESSION; it only narrows\n"
 	"  ls        the registered sessions\n"
@@ -68,8 +72,13 @@ static const char help_text[] =
 	"  --backend B           auto (bpf-lsm when check passes, else landlock, said on\n"
 	"                        stderr; refused when the configuration says fallback =\n"
 	"                        false), bpf-lsm, or landlock (fs and exec by Landlock,\n"
-	"                        [net] by cgroup programs; only for policies Landlock\n"
-	"                        can express)\n"
+	"                        [net] by cgroup programs; the tree is walked at start:\n"
+	"                        bee-load plan)\n"
+	"  --quiet               landlock: leave out the line that sums up the narrowings\n"
+	"  --walk-entries N, --walk-ms MS\n"
+	"                        landlock: the bounds of the walk at start (default\n"
+	"                        2000000 entries, 60000 ms); passing one is an error\n"
+	"                        naming the rule\n"
 	"  --no-landlock-hardening\n"
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
 	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
@@ -122,10 +131,11 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_QUIET, OPT_WALK_ENTRIES, OPT_WALK_MS };
 
 struct args {
-	bool json, audit_detail, no_ll_hardening, packs;
+	bool json, audit_detail, no_ll_hardening, packs, quiet;
+	uint64_t walk_entries, walk_ms;
 	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user;
 	const char **env;
 	size_t nenv;
@@ -145,10 +155,14 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "packs", no_argument, NULL, OPT_PACKS },
+		{ "quiet", no_argument, NULL, OPT_QUIET },
+		{ "walk-entries", required_argument, NULL, OPT_WALK_ENTRIES },
+		{ "walk-ms", required_argument, NULL, OPT_WALK_MS },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir", "no-landlock-hardening", "config", "user", "packs" };
+					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
+					     "quiet", "walk-entries", "walk-ms" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -196,6 +210,20 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
 			break;
+		case OPT_QUIET:
+			a->quiet = true;
+			break;
+		case OPT_WALK_ENTRIES:
+		case OPT_WALK_MS: {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || v == 0 || optarg[0] == '-')
+				return usage_error("--%s expects a positive number, got '%s'", names[c - OPT_JSON],
+						   optarg);
+			*(c == OPT_WALK_MS ? &a->walk_ms : &a->walk_entries) = v;
+			break;
+		}
 		case OPT_USER:
 			if (!config_user_ok(optarg))
 				return usage_error("--user expects USER, UID, USER:GROUP or UID:GID, got '%s'", optarg);
@@ -317,7 +345,8 @@ static int64_t now_ms(void)
 }
 
 /* The options run and start take. */
-#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user"
+#define SESSION_OPTIONS \
+	"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user quiet walk-entries walk-ms"
 
 /* The options of a session that run and start open, from the command
  * line and the configuration. */
@@ -332,6 +361,7 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 		.bpffs = config_str(c, CONFIG_BPFFS), .state_dir = config_str(c, CONFIG_STATE_DIR),
 		.warn = warn_stderr, .no_landlock_hardening = a->no_ll_hardening,
 		.landlock_fallback = config_bool(c, CONFIG_FALLBACK), .user = config_str(c, CONFIG_USER),
+		.walk_entries = a->walk_entries, .walk_ms = a->walk_ms, .quiet = a->quiet,
 	};
 }
 
@@ -523,6 +553,124 @@ static int cmd_stop(int argc, char **argv)
 
 /* ---- query, revoke, ls, gc ------------------------------------------------------------------ */
 
+/* ---- plan --------------------------------------------------------------------------- */
+
+/* "read,list,write,exec" of a plan rule's rights. */
+static const char *ll_rights_text(uint32_t r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s%s", r & BEEC_LL_READ ? ",read" : "", r & BEEC_LL_LIST ? ",list" : "",
+		 r & BEEC_LL_WRITE ? ",write" : "", r & BEEC_LL_EXEC ? ",exec" : "");
+	return *buf ? buf + 1 : "none";
+}
+
+/* The rights the ruleset handles that this ABI lacks: they stay open. */
+static const struct { int abi; const char *name; } ll_abi_rights[] = {
+	{ 2, "refer" }, { 3, "truncate" }, { 5, "ioctl-dev" }, { 6, "scope" },
+};
+
+static void plan_text(const char *pack, int abi, const struct beec_ll_rules *rs, const struct beec_ll_plan *p)
+{
+	char buf[64];
+	printf("landlock plan of '%s' on this host (Landlock ABI %d)\n", pack, abi);
+	printf("walk: %llu entries, %llu directories read, %llu symlinks (not followed), %.1f ms\n",
+	       (unsigned long long)p->entries, (unsigned long long)p->dirs, (unsigned long long)p->symlinks,
+	       (double)p->ns / 1e6);
+	printf("rules: %llu on directories, %llu on files, %llu late (added by the session's init on its own "
+	       "/proc or cgroup2)\n",
+	       (unsigned long long)p->dir_rules, (unsigned long long)p->file_rules,
+	       (unsigned long long)p->late_rules);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct beec_ll_rule *r = &rs->v[i];
+		printf("  %-4s %s%s  %s  (walk of rule %u)\n", r->dir ? "dir" : "file", r->path, r->late ? " [late]" : "",
+		       ll_rights_text(r->rights, buf, sizeof(buf)), r->rule);
+	}
+	printf("narrowings: %zu\n", p->nnarrow);
+	for (size_t i = 0; i < p->nnarrow; i++) {
+		const struct beec_ll_narrowing *n = &p->narrow[i];
+		printf("  rule %u '%s %s' (line %u): %s, %llu place%s, first '%s': %s (%s)\n", n->rule, n->what,
+		       n->glob, n->line, beec_ll__narrow_name(n->kind), (unsigned long long)n->count,
+		       n->count == 1 ? "" : "s", n->path, beec_ll__narrow_text(n->kind),
+		       ll_rights_text(n->rights, buf, sizeof(buf)));
+	}
+	printf("symlinks: never followed; a symlink gets no rule, and its target is granted exactly where "
+	       "the target's own path is\n");
+	int weaker = 0;
+	for (size_t i = 0; i < sizeof(ll_abi_rights) / sizeof(ll_abi_rights[0]); i++)
+		if (abi < ll_abi_rights[i].abi) {
+			printf("%s '%s' (ABI %d)", weaker++ ? "," : "outside this ABI, not restricted:",
+			       ll_abi_rights[i].name, ll_abi_rights[i].abi);
+		}
+	printf(weaker ? "\n" : "abi: every right bee uses is handled\n");
+}
+
+static int plan_json(const char *pack, int abi, const struct beec_ll_rules *rs, const struct beec_ll_plan *p)
+{
+	char buf[64];
+	json_t *root = json_object(), *rules = json_array(), *narrow = json_array(), *weaker = json_array();
+	json_object_set_new(root, "pack", json_string(pack));
+	json_object_set_new(root, "abi", json_integer(abi));
+	json_object_set_new(root, "entries", json_integer((json_int_t)p->entries));
+	json_object_set_new(root, "dirs", json_integer((json_int_t)p->dirs));
+	json_object_set_new(root, "symlinks", json_integer((json_int_t)p->symlinks));
+	json_object_set_new(root, "ms", json_real((double)p->ns / 1e6));
+	json_object_set_new(root, "dir_rules", json_integer((json_int_t)p->dir_rules));
+	json_object_set_new(root, "file_rules", json_integer((json_int_t)p->file_rules));
+	json_object_set_new(root, "late_rules", json_integer((json_int_t)p->late_rules));
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct beec_ll_rule *r = &rs->v[i];
+		json_array_append_new(rules, json_pack("{s:s,s:b,s:b,s:s,s:i}", "path", r->path, "dir", r->dir,
+						       "late", r->late, "rights",
+						       ll_rights_text(r->rights, buf, sizeof(buf)), "rule", r->rule));
+	}
+	for (size_t i = 0; i < p->nnarrow; i++) {
+		const struct beec_ll_narrowing *n = &p->narrow[i];
+		json_array_append_new(narrow,
+				      json_pack("{s:i,s:s,s:s,s:i,s:s,s:I,s:s,s:s,s:s}", "rule", n->rule, "domain_kind",
+						n->what, "text", n->glob, "line", n->line, "kind",
+						beec_ll__narrow_name(n->kind), "count", (json_int_t)n->count, "path",
+						n->path, "rights", ll_rights_text(n->rights, buf, sizeof(buf)), "what",
+						beec_ll__narrow_text(n->kind)));
+	}
+	for (size_t i = 0; i < sizeof(ll_abi_rights) / sizeof(ll_abi_rights[0]); i++)
+		if (abi < ll_abi_rights[i].abi)
+			json_array_append_new(weaker, json_string(ll_abi_rights[i].name));
+	json_object_set_new(root, "rules", rules);
+	json_object_set_new(root, "narrowings", narrow);
+	json_object_set_new(root, "outside_abi", weaker);
+	int rc = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	putchar('\n');
+	json_decref(root);
+	return rc;
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "json walk-entries walk-ms");
+	if (st >= 0)
+		return st;
+	if (argc - optind != 1)
+		return usage_error("plan takes PACK, got %d arguments", argc - optind);
+	struct beec_ll_opts o = { .sz = sizeof(o), .max_entries = a.walk_entries, .max_ms = a.walk_ms };
+	struct beec_ll_rules rs = { 0 };
+	struct beec_ll_plan p;
+	struct bee_error e;
+	int abi;
+	int status = 0;
+	if (bee_landlock__plan(argv[optind], &o, beec_ll__collect, &rs, &p, &abi, &e) < 0) {
+		status = fail(&e);
+	} else {
+		beec_ll_rules__sort(&rs);
+		if (a.json)
+			plan_json(argv[optind], abi, &rs, &p);
+		else
+			plan_text(argv[optind], abi, &rs, &p);
+	}
+	beec_ll_rules__fini(&rs);
+	beec_ll_plan__fini(&p);
+	return finish_output(status);
+}
+
 static int cmd_query(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -713,7 +861,7 @@ int main(int argc, char **argv)
 		int (*fn)(int, char **);
 	} cmds[] = {
 		{ "check", cmd_check }, { "run", cmd_run }, { "start", cmd_start }, { "exec", cmd_exec },
-		{ "stop", cmd_stop }, { "query", cmd_query },
+		{ "stop", cmd_stop }, { "query", cmd_query }, { "plan", cmd_plan },
 		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc }, { "config", cmd_config },
 	};
 	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */

@@ -153,11 +153,18 @@ int bee_cgroup_level(int cgroup_fd, uint32_t *level);
 /* ---- ll.c (Landlock) ---------------------------------------------------------------- */
 
 int bee_landlock_abi(void);    /* 0 when Landlock is not available */
-/* Builds the ruleset of the manifest's plan for the running kernel's ABI.
- * Refuses a literal file rule that names a directory (fail closed); a rule
- * whose path is missing grants nothing (a warning). Stage LANDLOCK. */
-int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *fd, bee_warn_fn warn,
-			 void *warn_ctx, struct bee_error *e);
+/* Builds the ruleset of the walk of the real tree with the pack's
+ * automata (compiler/ll_walk.h) for the running kernel's ABI. Stage
+ * LANDLOCK; a bound of the walk passed names the rule. */
+int bee_landlock_ruleset(const struct bee_pack *p, const struct bee_manifest *m, int abi, int *fd,
+			 bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
+/* The walk alone, each rule to fn (bee-load plan). */
+struct beec_ll_opts;                /* libbeec.h (ll_walk.h) */
+struct beec_ll_plan;
+struct beec_ll_rule;
+int bee_landlock_walk(const struct bee_pack *p, const struct bee_manifest *m, const struct beec_ll_opts *o,
+		      int (*fn)(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name), void *ctx,
+		      struct beec_ll_plan *plan, struct bee_error *e);
 
 /* Rules on a file system the session's init mounts anew (proc, cgroup2:
  * mountns.c) would bind the host's inodes, which the tool never sees.
@@ -177,8 +184,11 @@ struct bee_ll_lates {
 };
 
 /* Like bee_landlock_ruleset, with the late rules in *late (NULL: add them
- * now, as bee_landlock_ruleset does). */
-int bee_landlock_ruleset_late(const struct bee_manifest *m, int abi, int *fd, struct bee_ll_lates *late,
+ * now, as bee_landlock_ruleset does), the walk's bounds wo (NULL: the
+ * defaults) and its figures and narrowings in *plan (NULL: not kept;
+ * else the caller releases it with beec_ll_plan__fini). */
+int bee_landlock_ruleset_late(const struct bee_pack *p, const struct bee_manifest *m, int abi, int *fd,
+			      struct bee_ll_lates *late, const struct beec_ll_opts *wo, struct beec_ll_plan *plan,
 			      bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
 void bee_ll_lates_fini(struct bee_ll_lates *late);
 /* In init, after its mounts: adds each late rule whose path exists (a

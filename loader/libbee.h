@@ -202,6 +202,11 @@ struct bee_session_opts {
 	 * caller that is not root keeps its own ids (and may name only
 	 * itself). Stage USER when it cannot be resolved or switched to. */
 	const char *user;
+	/* landlock: the bounds of the walk of the real tree at start
+	 * (entries visited, milliseconds; 0: the defaults of ll_walk.h), and
+	 * whether to leave out the one line that sums up its narrowings */
+	uint64_t walk_entries, walk_ms;
+	bool quiet;
 };
 
 struct bee_session;
@@ -408,5 +413,21 @@ struct bee_revoke_result {
  * REVOKE; an unknown session fails with stage SESSION. */
 int bee_sessions__revoke(const char *id, const char *rule, const struct bee_revoke_opts *opts,
 			 struct bee_revoke_result *r, struct bee_error *e);
+
+/* ---- the landlock backend's plan ------------------------------------------------------- */
+
+struct beec_ll_opts;                /* libbeec.h (ll_walk.h) */
+struct beec_ll_plan;
+struct beec_ll_rule;
+
+/* The plan the landlock backend makes of pack_path on this host now: the
+ * walk of the real tree with the pack's automata, each rule to fn (may be
+ * NULL), its figures and narrowings in *plan (release it with
+ * beec_ll_plan__fini, also on failure) and the running Landlock ABI in
+ * *abi (0: none). Stage PACK for a bad pack, LANDLOCK for a bound of the
+ * walk passed (the message names the rule). */
+int bee_landlock__plan(const char *pack_path, const struct beec_ll_opts *o,
+		       int (*fn)(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name), void *ctx,
+		       struct beec_ll_plan *plan, int *abi, struct bee_error *e);
 
 #endif

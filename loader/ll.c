@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* ll.c: the Landlock backend's ruleset, built from the plan in the pack's
- * manifest (compiler/landlock.h says when a policy has one).
+/* ll.c: the Landlock backend's ruleset, made at session start by the
+ * compiler library's walk of the real tree with the pack's automata
+ * (compiler/ll_walk.h says what it grants where, and what it narrows).
  *
  * Rights. The ruleset handles every file-system right the running ABI
- * knows, so anything not granted is denied:
+ * knows, so anything not granted is denied. A plan rule's rights become:
  *
- *   policy read     READ_FILE, and beneath a directory READ_DIR
- *   policy write    WRITE_FILE, TRUNCATE (ABI 3), IOCTL_DEV (ABI 5: ioctls
+ *   read            READ_FILE (of the file, or of every file beneath)
+ *   list            READ_DIR (the directory and every one beneath)
+ *   write           WRITE_FILE, TRUNCATE (ABI 3), IOCTL_DEV (ABI 5: ioctls
  *                   on the devices it may write, e.g. /dev/tty), and
  *                   beneath a directory MAKE_REG, MAKE_DIR, MAKE_SYM,
  *                   MAKE_SOCK, MAKE_FIFO, REMOVE_FILE, REMOVE_DIR,
  *                   REFER (ABI 2)
- *   policy exec     EXECUTE
+ *   exec            EXECUTE
  *
  * TRUNCATE and IOCTL_DEV come with write and nothing else: truncating
  * changes a file, and a device's ioctls change it too (TIOCSTI types
@@ -26,11 +28,9 @@
  * below sets the same scopes. Network rights are
  * not handled: [net] is the cgroup programs' in this backend too.
  *
- * Each rule is bound to the inode its path names at launch. A literal
- * file rule whose path is a directory is refused (Landlock would grant
- * the whole tree beneath it: fail closed); a "/dir/ **" rule whose path is
- * a file, or a path that does not exist, grants nothing (the glob
- * matches nothing there either) and is reported as a warning.
+ * Each rule is bound to the inode the walk opened (O_PATH, never through
+ * a symlink). Rules on a file system the session's init mounts anew
+ * (proc, cgroup2) are added by init, on its own mounts (late rules).
  */
 #include "internal.h"
 
@@ -98,9 +98,11 @@ static uint64_t ll_handled(int abi)
 static uint64_t ll_rights(uint32_t perms, bool dir)
 {
 	uint64_t a = 0;
-	if (perms & BEE_PERM_READ)
-		a |= LANDLOCK_ACCESS_FS_READ_FILE | (dir ? LANDLOCK_ACCESS_FS_READ_DIR : 0);
-	if (perms & BEE_PERM_WRITE) {
+	if (perms & BEEC_LL_READ)
+		a |= LANDLOCK_ACCESS_FS_READ_FILE;
+	if ((perms & BEEC_LL_LIST) && dir)
+		a |= LANDLOCK_ACCESS_FS_READ_DIR;
+	if (perms & BEEC_LL_WRITE) {
 		a |= LANDLOCK_ACCESS_FS_WRITE_FILE | LL_FS_TRUNCATE | LL_FS_IOCTL_DEV;
 		if (dir)
 			a |= LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_DIR |
@@ -108,7 +110,7 @@ static uint64_t ll_rights(uint32_t perms, bool dir)
 			     LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_REMOVE_FILE |
 			     LANDLOCK_ACCESS_FS_REMOVE_DIR | LL_FS_REFER;
 	}
-	if (perms & BEE_PERM_EXEC)
+	if (perms & BEEC_LL_EXEC)
 		a |= LANDLOCK_ACCESS_FS_EXECUTE;
 	return a;
 }
@@ -148,7 +150,7 @@ static bool ll_remounted(int fd)
 	return fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
-static int ll_late_push(struct bee_ll_lates *late, const struct bee_mf_ll_rule *r, uint64_t handled)
+static int ll_late_push(struct bee_ll_lates *late, const struct beec_ll_rule *r, uint64_t handled)
 {
 	struct bee_ll_late *v = realloc(late->v, (late->n + 1) * sizeof(*v));
 	if (!v)
@@ -158,8 +160,8 @@ static int ll_late_push(struct bee_ll_lates *late, const struct bee_mf_ll_rule *
 	if (!(l->path = strdup(r->path)))
 		return -ENOMEM;
 	l->rule = r->rule;
-	l->beneath = r->beneath;
-	l->perms = r->perms;
+	l->beneath = r->dir;
+	l->perms = r->rights;
 	l->handled = handled;
 	late->n++;
 	return 0;
@@ -211,88 +213,141 @@ int bee_landlock_late_add(int rfd, const struct bee_ll_lates *late, const char *
 	return 0;
 }
 
-int bee_landlock_ruleset(const struct bee_manifest *m, int abi, int *out, bee_warn_fn warn,
-			 void *warn_ctx, struct bee_error *e)
+int bee_landlock_ruleset(const struct bee_pack *p, const struct bee_manifest *m, int abi, int *out,
+			 bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
 {
-	return bee_landlock_ruleset_late(m, abi, out, NULL, warn, warn_ctx, e);
+	return bee_landlock_ruleset_late(p, m, abi, out, NULL, NULL, NULL, warn, warn_ctx, e);
 }
 
-int bee_landlock_ruleset_late(const struct bee_manifest *m, int abi, int *out, struct bee_ll_lates *late,
+/* The grants of the manifest, as the walk starts from them; *n of them. */
+static struct beec_ll_seed *ll_seeds(const struct bee_manifest *m, size_t *n)
+{
+	struct beec_ll_seed *v = calloc(m->nrules + 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; v && i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
+		const char *what = r->rkind == BEE_RULE_FS_READ	  ? "fs.read"
+				   : r->rkind == BEE_RULE_FS_WRITE  ? "fs.write"
+				   : r->rkind == BEE_RULE_EXEC_ALLOW ? "exec.allow"
+								     : NULL;
+		if (what)
+			v[(*n)++] = (struct beec_ll_seed){ .glob = r->text, .rule = r->index, .line = r->line,
+							   .what = what, .pinned = r->pinned };
+	}
+	return v;
+}
+
+int bee_landlock_walk(const struct bee_pack *p, const struct bee_manifest *m, const struct beec_ll_opts *o,
+		      beec_ll_rule_fn fn, void *ctx, struct beec_ll_plan *plan, struct bee_error *e)
+{
+	const struct bee_pack_section_info *fs = bee_pack_image(p, bee_map_name(BEE_MAP_FS));
+	const struct bee_pack_section_info *ex = bee_pack_image(p, bee_map_name(BEE_MAP_EXEC));
+	if (!fs || !ex)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL, "policy '%s': the pack has no %s image", m->name,
+				!fs ? bee_map_name(BEE_MAP_FS) : bee_map_name(BEE_MAP_EXEC));
+	size_t n;
+	struct beec_ll_seed *seeds = ll_seeds(m, &n);
+	if (!seeds)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
+	struct beec_ll_opts wo = { .sz = sizeof(wo), .late = ll_remounted };
+	if (o) {
+		wo.max_entries = o->max_entries;
+		wo.max_ms = o->max_ms;
+	}
+	int err = beec_ll__walk(fs->data, ex->data, seeds, n, &wo, fn, ctx, plan);
+	free(seeds);
+	if (err == -E2BIG || err == -EINVAL)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "policy '%s': %s", m->name, plan->err);
+	if (err == -ENOMEM)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
+	return err;
+}
+
+int bee_landlock__plan(const char *pack_path, const struct beec_ll_opts *o,
+		       int (*fn)(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name), void *ctx,
+		       struct beec_ll_plan *plan, int *abi, struct bee_error *e)
+{
+	struct bee_pack *pack = NULL;
+	struct bee_manifest m;
+	memset(plan, 0, sizeof(*plan));
+	*abi = bee_landlock_abi();
+	int err = bee_pack_load(pack_path, &pack, &m, e);
+	if (err)
+		return err;
+	err = bee_landlock_walk(pack, &m, o, fn, ctx, plan, e);
+	bee_manifest_fini(&m);
+	bee_pack__close(pack);
+	return err;
+}
+
+struct ll_apply {
+	int rfd;
+	uint64_t handled;
+	struct bee_ll_lates *late;
+	struct bee_error *e;
+};
+
+/* One rule of the walk into the ruleset (beec_ll_rule_fn). */
+static int ll_apply_rule(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name)
+{
+	struct ll_apply *a = ctx;
+	if (r->late) {
+		if (!a->late)   /* no init to add it: in this process's /proc */
+			dirfd = AT_FDCWD, name = r->path;
+		else if (ll_late_push(a->late, r, a->handled) < 0)
+			return bee_fail(a->e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
+		else
+			return 0;
+	}
+	struct ll_path_beneath pb = { .allowed_access = ll_rule_access(r->rights, r->dir, a->handled) };
+	if (!pb.allowed_access)
+		return 0;
+	pb.parent_fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pb.parent_fd < 0)
+		return bee_fail(a->e, BEE_STAGE_LANDLOCK, -errno, "rule %u '%s': %s", r->rule, r->path,
+				strerror(errno));
+	int err = 0;
+	if (syscall(__NR_landlock_add_rule, a->rfd, LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
+		err = -errno;
+		bee_fail(a->e, BEE_STAGE_LANDLOCK, err, "rule %u '%s': landlock_add_rule: %s", r->rule, r->path,
+			 strerror(-err));
+	}
+	close(pb.parent_fd);
+	return err;
+}
+
+int bee_landlock_ruleset_late(const struct bee_pack *p, const struct bee_manifest *m, int abi, int *out,
+			      struct bee_ll_lates *late, const struct beec_ll_opts *wo, struct beec_ll_plan *plan,
 			      bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_LANDLOCK);
-	int rfd = -1, pfd = -1;
 	*out = -1;
+	(void)warn;
+	(void)warn_ctx;
 	if (err)
 		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "injected fault");
 	if (abi < 1)
 		return bee_fail(e, BEE_STAGE_LANDLOCK, -EOPNOTSUPP, "Landlock is not enabled in this kernel");
-	if (!m->ll_expressible)
-		return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL,
-				"policy '%s' cannot be enforced by Landlock: %s", m->name, m->ll_reason);
 	uint64_t handled = ll_handled(abi);
-	rfd = ll_ruleset_create(handled, abi);
+	int rfd = ll_ruleset_create(handled, abi);
 	if (rfd < 0) {
 		err = -errno;
 		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "landlock_create_ruleset (ABI %d): %s", abi,
 				strerror(-err));
 	}
-	for (size_t i = 0; i < m->nll; i++) {
-		const struct bee_mf_ll_rule *r = &m->ll_rules[i];
-		struct stat st;
-		pfd = open(r->path, O_PATH | O_CLOEXEC);
-		if (pfd < 0 || fstat(pfd, &st) < 0) {
-			bee_warnf(warn, warn_ctx, "landlock: rule %u '%s%s': %s at launch: it grants nothing",
-				  r->rule, r->path, r->beneath ? "/**" : "", strerror(errno));
-			if (pfd >= 0)
-				close(pfd);
-			pfd = -1;
-			continue;
-		}
-		if (late && ll_remounted(pfd)) {
-			close(pfd);
-			pfd = -1;
-			if ((err = ll_late_push(late, r, handled)) < 0) {
-				bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
-				goto fail;
-			}
-			continue;
-		}
-		bool dir = S_ISDIR(st.st_mode);
-		if (!r->beneath && dir) {
-			err = bee_fail(e, BEE_STAGE_LANDLOCK, -EISDIR,
-				       "rule %u '%s': a file rule names a directory, which Landlock would grant whole",
-				       r->rule, r->path);
-			goto fail;
-		}
-		if (r->beneath && !dir) {
-			bee_warnf(warn, warn_ctx, "landlock: rule %u '%s/**': '%s' is not a directory: it grants nothing",
-				  r->rule, r->path, r->path);
-			close(pfd);
-			pfd = -1;
-			continue;
-		}
-		struct ll_path_beneath pb = {
-			.allowed_access = ll_rule_access(r->perms, dir, handled),
-			.parent_fd = pfd,
-		};
-		if (pb.allowed_access &&
-		    syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
-			err = -errno;
-			bee_fail(e, BEE_STAGE_LANDLOCK, err, "rule %u '%s': landlock_add_rule: %s", r->rule,
-				 r->path, strerror(-err));
-			goto fail;
-		}
-		close(pfd);
-		pfd = -1;
+	struct ll_apply a = { .rfd = rfd, .handled = handled, .late = late, .e = e };
+	struct beec_ll_plan own;
+	if (!plan)
+		plan = &own;
+	err = bee_landlock_walk(p, m, wo, ll_apply_rule, &a, plan, e);
+	if (plan == &own)
+		beec_ll_plan__fini(&own);
+	if (err < 0) {
+		close(rfd);
+		return err;
 	}
 	*out = rfd;
 	return 0;
-fail:
-	if (pfd >= 0)
-		close(pfd);
-	close(rfd);
-	return err;
 }
 
 /* ---- bpf-lsm hardening ----------------------------------------------------------------

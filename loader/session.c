@@ -20,6 +20,7 @@
  * never runs unconfined or half-confined.
  */
 #include "internal.h"
+#include "libbeec.h"
 
 #include "bee_audit.h"
 #include "bee_names.h"
@@ -250,13 +251,6 @@ static int pick_backend(struct bee_session *s, enum bee_backend want, bool fallb
 			  r.bpf_lsm_reason);
 	}
 	/* the gates the landlock backend needs; no BTF to parse, no probe to load */
-	if (!s->mf.ll_expressible) {
-		char rule[32] = "";
-		if (s->mf.ll_rule >= 0)
-			snprintf(rule, sizeof(rule), " (rule %ld)", s->mf.ll_rule);
-		return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL, "policy '%s' cannot be enforced by Landlock%s: %s%s",
-				s->mf.name, rule, s->mf.ll_reason, fell);
-	}
 	s->ll_abi = bee_landlock_abi();
 	if (s->ll_abi < 1)
 		return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
@@ -294,6 +288,32 @@ static int kaudit_start(struct bee_session *s, struct bee_error *e)
 	if (s->epfd >= 0 && (err = epoll_add(s->epfd, bee_kaudit_fd(s->ka))) < 0)
 		return bee_fail(e, BEE_STAGE_AUDIT, err, "epoll: %s", strerror(-err));
 	return 0;
+}
+
+/* The landlock backend's ruleset from the walk of the real tree, and the
+ * one line that sums up what it narrows (docs/bee-load.md, "plan"). */
+static int landlock_steps(struct bee_session *s, const struct bee_session_opts *o, struct bee_error *e)
+{
+	struct beec_ll_opts wo = { .sz = sizeof(wo), .max_entries = o->walk_entries, .max_ms = o->walk_ms };
+	struct beec_ll_plan plan;
+	int err = bee_landlock_ruleset_late(s->pack, &s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, &wo, &plan,
+					    s->warn, s->warn_ctx, e);
+	if (err == 0 && !o->quiet && plan.nnarrow) {
+		uint64_t n = 0;
+		unsigned rules = 0, last = ~0u;
+		for (size_t i = 0; i < plan.nnarrow; i++) {
+			n += plan.narrow[i].count;
+			rules += plan.narrow[i].rule != last;
+			last = plan.narrow[i].rule;
+		}
+		bee_warnf(s->warn, s->warn_ctx,
+			  "landlock: %llu narrowing%s under %u rule%s (first: rule %u, line %u, %s at '%s'); "
+			  "bee-load plan lists them",
+			  (unsigned long long)n, n == 1 ? "" : "s", rules, rules == 1 ? "" : "s", plan.narrow[0].rule,
+			  plan.narrow[0].line, beec_ll__narrow_name(plan.narrow[0].kind), plan.narrow[0].path);
+	}
+	beec_ll_plan__fini(&plan);
+	return err;
 }
 
 static int open_steps(struct bee_session *s, const char *pack_path, const struct bee_session_opts *o,
@@ -370,9 +390,7 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if (!s->rb)
 		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer '%s': %s", bee_map_name(BEE_MAP_AUDIT),
 				strerror(errno));
-	if (s->backend == BEE_BACKEND_LANDLOCK &&
-	    (err = bee_landlock_ruleset_late(&s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, s->warn,
-					     s->warn_ctx, e)) < 0)
+	if (s->backend == BEE_BACKEND_LANDLOCK && (err = landlock_steps(s, o, e)) < 0)
 		return err;
 	/* bpf-lsm: link, rename, unlink, mkdir, truncate by Landlock (ll.c) */
 	if (s->backend == BEE_BACKEND_BPF_LSM &&

@@ -144,7 +144,7 @@ static void attempts(enum which w)
 	int rfd;
 	manifest_load(&pack, &m);
 	if (w == RULESET)
-		assert_int_equal(bee_landlock_ruleset(&m, abi, &rfd, NULL, NULL, &e), 0);
+		assert_int_equal(bee_landlock_ruleset(pack, &m, abi, &rfd, NULL, NULL, &e), 0);
 	else
 		assert_int_equal(bee_landlock_hardening(&m, abi, &rfd, NULL, NULL, &e), 0);
 	bee_manifest_fini(&m);

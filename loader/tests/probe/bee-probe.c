@@ -38,6 +38,14 @@
  *                                         prints each CMD's median ms a
  *                                         line, in order (a CMD that fails
  *                                         stops it: EIO)
+ *   bee-probe batch                       reads "OP PATH" lines from stdin (OP:
+ *                                         read, write, exec) and prints "OP
+ *                                         PATH RESULT" for each: read opens
+ *                                         O_RDONLY (a directory: listing it),
+ *                                         write O_WRONLY|O_APPEND|O_CREAT,
+ *                                         exec forks and execv's PATH (ok when
+ *                                         the exec succeeded, whatever the
+ *                                         program then does)
  *   bee-probe landlock1 DIR COMMAND...    runs the bee-probe COMMAND in the
  *                                         benchmarks' peer, in this process:
  *                                         a one-rule Landlock sandbox that
@@ -269,6 +277,62 @@ static int start_time(int rounds, int argc, char **argv)
 	return 0;
 }
 
+/* The errno of execv(path) in a child: 0 when it ran. */
+static int exec_errno(const char *path)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return errno;
+	pid_t pid = fork();
+	if (pid < 0)
+		return errno;
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 1);
+			dup2(devnull, 2);
+		}
+		char *const av[] = { (char *)path, NULL };
+		execv(path, av);
+		int e = errno;
+		if (write(p[1], &e, sizeof(e)) < 0)
+			_exit(126);
+		_exit(127);
+	}
+	close(p[1]);
+	int e = 0;
+	if (read(p[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
+		e = 0;
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	return e;
+}
+
+static int batch(void)
+{
+	char line[4200];
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		char *sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = '\0';
+		const char *op = line, *path = sp + 1;
+		int e = 0;
+		if (!strcmp(op, "exec")) {
+			e = exec_errno(path);
+		} else {
+			int fd = open(path, !strcmp(op, "write") ? O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC
+								   : O_RDONLY | O_CLOEXEC, 0666);
+			e = fd < 0 ? errno : 0;
+			if (fd >= 0)
+				close(fd);
+		}
+		printf("%s %s %s\n", op, path, ename(e));
+	}
+	return fflush(stdout) ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && (!strcmp(argv[1], "landlock1") || !strcmp(argv[1], "landlock1-read"))) {
@@ -301,6 +365,8 @@ int main(int argc, char **argv)
 		execv(argv[2], argv + 2);
 		return say(errno);
 	}
+	if (!strcmp(c, "batch") && argc == 2)
+		return batch();
 	if (!strcmp(c, "connect") && (argc == 4 || argc == 5)) {
 		long n = argc == 5 ? atol(argv[4]) : 1;
 		if (n == 1)

@@ -1,0 +1,654 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* ll_walk.c: the landlock backend's walk of the real tree (ll_walk.h). */
+#include "ll_walk.h"
+#include "glob_prefix.h"
+#include "mem.h"
+
+#include "bee_dfa.h"
+#include "bee_names.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LL_FILE_RIGHTS (BEEC_LL_READ | BEEC_LL_WRITE | BEEC_LL_EXEC)
+#define LL_ALL (LL_FILE_RIGHTS | BEEC_LL_LIST)
+
+static const char *const narrow_names[] = {
+#define BEEC_LL_X(id, name, text) name,
+	BEEC_LL_NARROWINGS(BEEC_LL_X)
+#undef BEEC_LL_X
+};
+
+static const char *const narrow_texts[] = {
+#define BEEC_LL_X(id, name, text) text,
+	BEEC_LL_NARROWINGS(BEEC_LL_X)
+#undef BEEC_LL_X
+};
+
+const char *beec_ll__narrow_name(enum beec_ll_narrow_kind k)
+{
+	return k < BEEC_LL_N_COUNT ? narrow_names[k] : "?";
+}
+
+const char *beec_ll__narrow_text(enum beec_ll_narrow_kind k)
+{
+	return k < BEEC_LL_N_COUNT ? narrow_texts[k] : "?";
+}
+
+/* ---- the automata ---------------------------------------------------------------------
+ *
+ * For each state the rights that every state reachable from it grants
+ * (all) and that some state reachable from it grants (any): a right in
+ * all is uniform granted below, one outside any uniform refused, the rest
+ * mixed. Reachable over every byte but NUL (no name holds one), so the
+ * answer covers every name a file could be given, and more ("//"): the
+ * more only makes a right mixed, never uniform, which is the safe side. */
+struct ll_auto {
+	const struct bee_dfa_hdr *h;
+	const uint16_t *next;
+	uint32_t *own, *all, *any;   /* BEEC_LL_* of each state */
+};
+
+static uint32_t ll_rights_of(uint32_t perms, bool exec)
+{
+	if (exec)
+		return (perms & (BEE_PERM_EXEC | BEE_PERM_EXEC_PINNED)) ? BEEC_LL_EXEC : 0;
+	return perms & (BEEC_LL_READ | BEEC_LL_WRITE);
+}
+
+static void ll_auto_init(struct ll_auto *a, const struct bee_dfa_hdr *h, bool exec)
+{
+	unsigned n = h->nstates, nc = h->nclasses;
+	a->h = h;
+	a->next = bee_dfa_next(h);
+	a->own = xcalloc(n, sizeof(*a->own));
+	a->all = xcalloc(n, sizeof(*a->all));
+	a->any = xcalloc(n, sizeof(*a->any));
+	bool nul_alone = true;   /* NUL's class holds no other byte */
+	for (unsigned b = 1; b < 256; b++)
+		nul_alone &= h->class_of[b] != h->class_of[0];
+	for (unsigned s = 0; s < n; s++)
+		a->own[s] = a->all[s] = a->any[s] = ll_rights_of(bee_dfa_perms(h)[s], exec);
+	/* a fixpoint: all only loses bits, any only gains them */
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (unsigned s = 0; s < n; s++) {
+			uint32_t all = a->all[s], any = a->any[s];
+			for (unsigned c = 0; c < nc; c++) {
+				if (nul_alone && c == h->class_of[0])
+					continue;
+				unsigned t = a->next[(size_t)s * nc + c];
+				all &= a->all[t];
+				any |= a->any[t];
+			}
+			if (all != a->all[s] || any != a->any[s]) {
+				a->all[s] = all;
+				a->any[s] = any;
+				changed = true;
+			}
+		}
+	}
+}
+
+static void ll_auto_fini(struct ll_auto *a)
+{
+	free(a->own);
+	free(a->all);
+	free(a->any);
+}
+
+static unsigned ll_step(const struct ll_auto *a, unsigned s, const char *p, size_t len)
+{
+	for (size_t i = 0; i < len && s != a->h->dead; i++)
+		s = a->next[(size_t)s * a->h->nclasses + a->h->class_of[(unsigned char)p[i]]];
+	return s;
+}
+
+/* ---- the walk -------------------------------------------------------------------------- */
+
+struct ll_walk {
+	struct ll_auto fs, ex;
+	const struct beec_ll_seed *seeds;
+	char **seed_paths;             /* sorted; seed_of[i] its seed */
+	size_t *seed_of, nseed_paths;
+	const struct beec_ll_opts *o;
+	uint64_t max_entries, deadline;
+	beec_ll_rule_fn fn;
+	void *ctx;
+	struct beec_ll_plan *plan;
+	size_t narrow_cap;
+	char path[PATH_MAX];
+	size_t len;
+};
+
+static uint64_t ll_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void ll_narrow(struct ll_walk *w, size_t seed, enum beec_ll_narrow_kind k, uint32_t rights)
+{
+	const struct beec_ll_seed *sd = &w->seeds[seed];
+	struct beec_ll_plan *p = w->plan;
+	for (size_t i = 0; i < p->nnarrow; i++) {
+		struct beec_ll_narrowing *n = &p->narrow[i];
+		if (n->rule == sd->rule && n->kind == k) {
+			n->count++;
+			n->rights |= rights;
+			return;
+		}
+	}
+	struct beec_ll_narrowing *n = VEC_PUSH(p->narrow, p->nnarrow, w->narrow_cap);
+	*n = (struct beec_ll_narrowing){ .rule = sd->rule, .line = sd->line, .what = xstrdup(sd->what),
+					 .glob = xstrdup(sd->glob),
+					 .kind = k, .rights = rights, .count = 1, .path = xstrdup(w->path) };
+}
+
+static int ll_emit(struct ll_walk *w, size_t seed, uint32_t rights, bool dir, bool late, int dirfd,
+		   const char *name)
+{
+	struct beec_ll_rule r = { .path = w->path, .rights = rights, .dir = dir, .late = late,
+				  .rule = w->seeds[seed].rule };
+	if (late)
+		w->plan->late_rules++;
+	else if (dir)
+		w->plan->dir_rules++;
+	else
+		w->plan->file_rules++;
+	return w->fn ? w->fn(w->ctx, &r, late ? -1 : dirfd, name) : 0;
+}
+
+static int ll_budget(struct ll_walk *w, size_t seed)
+{
+	struct beec_ll_plan *p = w->plan;
+	bool entries = p->entries > w->max_entries;
+	if (!entries && ((p->entries & 1023) || ll_now() <= w->deadline))
+		return 0;
+	const struct beec_ll_seed *sd = &w->seeds[seed];
+	snprintf(p->err, sizeof(p->err),
+		 "rule %u '%s %.200s' (line %u): the walk passed %s at '%.300s': make the subtree uniform "
+		 "(a deny inside the grant, such as '**/*.pem', or a glob that is not a whole directory "
+		 "makes every directory below it be walked entry by entry), or raise the bound "
+		 "(--walk-entries, --walk-ms)",
+		 sd->rule, sd->what, sd->glob, sd->line,
+		 entries ? "its bound of entries" : "its bound of time", w->path);
+	return -E2BIG;
+}
+
+struct ll_ent {
+	char *name;
+	unsigned char type;   /* d_type */
+};
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct ll_ent *)a)->name, ((const struct ll_ent *)b)->name);
+}
+
+/* The deepest seed at or above the path walked now (its attribution). */
+static size_t ll_seed_here(const struct ll_walk *w, size_t cur)
+{
+	size_t lo = 0, hi = w->nseed_paths;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(w->seed_paths[mid], w->path);
+		if (c == 0)
+			return w->seed_of[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return cur;
+}
+
+static int ll_dir(struct ll_walk *w, size_t seed, int dfd, unsigned f, unsigned x, uint32_t pending,
+		  bool late_fs, int parent, const char *name);
+
+/* One entry of a mixed directory: its rights, for those pending. */
+static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, unsigned char type,
+		    unsigned f, unsigned x, uint32_t pending, dev_t dev)
+{
+	size_t len = w->len, nl = strlen(name);
+	if (len + 1 + nl >= sizeof(w->path))
+		return 0;   /* no path the kernel hands a hook: nothing granted */
+	if (len > 1)
+		w->path[w->len++] = '/';
+	memcpy(w->path + w->len, name, nl + 1);
+	w->len += nl;
+	unsigned f2 = ll_step(&w->fs, f, name, nl), x2 = ll_step(&w->ex, x, name, nl);
+	int err = 0;
+	if (type == DT_UNKNOWN) {
+		struct stat st;
+		type = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ? DT_UNKNOWN
+		       : S_ISDIR(st.st_mode)				 ? DT_DIR
+		       : S_ISLNK(st.st_mode)				 ? DT_LNK
+									 : DT_REG;
+	}
+	if (type == DT_LNK) {
+		w->plan->symlinks++;
+	} else if (type == DT_DIR) {
+		int cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		struct stat st;
+		if (cfd < 0 || fstat(cfd, &st) < 0) {
+			if (cfd >= 0)
+				close(cfd);
+			if ((w->fs.any[f2] | w->ex.any[x2]) & pending)
+				ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, (w->fs.any[f2] | w->ex.any[x2]) & pending);
+		} else {
+			bool late = st.st_dev != dev && w->o && w->o->late && w->o->late(cfd);
+			err = ll_dir(w, ll_seed_here(w, seed), cfd, f2, x2, pending, late, dfd, name);
+			close(cfd);
+		}
+	} else {
+		uint32_t r = (w->fs.own[f2] | w->ex.own[x2]) & pending & LL_FILE_RIGHTS;
+		/* whether a rule here or above gives the exec: it cannot run */
+		if ((w->ex.own[x2] & BEEC_LL_EXEC) && !(w->fs.own[f2] & BEEC_LL_READ))
+			ll_narrow(w, seed, BEEC_LL_N_EXEC_NO_READ, BEEC_LL_EXEC);
+		if (r)
+			err = ll_emit(w, seed, r, false, false, dfd, name);
+	}
+	w->len = len;
+	w->path[len] = '\0';
+	return err;
+}
+
+/* Directory w->path, open as dfd, reached in states f and x; pending: the
+ * rights no rule above decides for it. */
+static int ll_dir(struct ll_walk *w, size_t seed, int dfd, unsigned f, unsigned x, uint32_t pending,
+		  bool late_fs, int parent, const char *name)
+{
+	uint32_t own = w->fs.own[f] | w->ex.own[x];
+	/* the states of "D/": of "/" itself for the root */
+	bool root = w->len == 1;
+	unsigned f1 = root ? f : ll_step(&w->fs, f, "/", 1), x1 = root ? x : ll_step(&w->ex, x, "/", 1);
+	uint32_t all = w->fs.all[f1] | w->ex.all[x1], any = w->fs.any[f1] | w->ex.any[x1];
+	uint32_t mixed = any & ~all;
+	uint32_t grant = all & pending & LL_FILE_RIGHTS;
+	uint32_t child = (pending & mixed & LL_FILE_RIGHTS);
+	int err = 0;
+
+	if (pending & BEEC_LL_LIST) {
+		if ((all & BEEC_LL_READ) && (own & BEEC_LL_READ)) {
+			grant |= BEEC_LL_LIST;
+		} else if (all & BEEC_LL_READ) {
+			/* "D/ **": each directory below lists itself, new ones cannot */
+			child |= BEEC_LL_LIST;
+			ll_narrow(w, seed, BEEC_LL_N_NEW_DIRS, BEEC_LL_LIST);
+		} else {
+			if (own & BEEC_LL_READ)
+				ll_narrow(w, seed, BEEC_LL_N_NO_LIST, BEEC_LL_LIST);
+			if (any & BEEC_LL_READ)
+				child |= BEEC_LL_LIST;
+		}
+	}
+	/* exec granted below where nothing may be read: none of it runs */
+	if ((any & BEEC_LL_EXEC) && !(any & BEEC_LL_READ))
+		ll_narrow(w, seed, BEEC_LL_N_EXEC_NO_READ, BEEC_LL_EXEC);
+	if (grant)
+		err = ll_emit(w, seed, grant, true, late_fs, parent, name);
+	if (err || !child)
+		return err;
+	if (child & LL_FILE_RIGHTS)
+		ll_narrow(w, seed, BEEC_LL_N_NEW_OBJECTS, child & LL_FILE_RIGHTS);
+	if (late_fs) {
+		/* init mounts it anew: the host's entries are not the tool's */
+		ll_narrow(w, seed, BEEC_LL_N_LATE, child);
+		return 0;
+	}
+	struct stat st;
+	if (fstat(dfd, &st) < 0)
+		return 0;
+	int fd2 = dup(dfd);
+	DIR *d = fd2 >= 0 ? fdopendir(fd2) : NULL;
+	if (!d) {
+		if (fd2 >= 0)
+			close(fd2);
+		ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, child);
+		return 0;
+	}
+	w->plan->dirs++;
+	struct ll_ent *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		*VEC_PUSH(v, n, cap) = (struct ll_ent){ xstrdup(de->d_name), de->d_type };
+	}
+	closedir(d);
+	/* sorted: the plan and its first examples do not depend on readdir */
+	if (n)
+		qsort(v, n, sizeof(*v), ent_cmp);
+	for (size_t i = 0; i < n && !err; i++) {
+		w->plan->entries++;
+		if ((err = ll_budget(w, seed)) < 0)
+			break;
+		err = ll_entry(w, seed, dfd, v[i].name, v[i].type, f1, x1, child, st.st_dev);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	return err;
+}
+
+/* One seed path: its own rule when a file, its walk when a directory. */
+static int ll_seed(struct ll_walk *w, size_t seed, const char *path)
+{
+	size_t len = strlen(path);
+	memcpy(w->path, path, len + 1);
+	w->len = len;
+	unsigned f = ll_step(&w->fs, 0, path, len), x = ll_step(&w->ex, 0, path, len);
+	uint32_t any = w->fs.own[f] | w->ex.own[x] | w->fs.any[f] | w->ex.any[x];
+	char real[PATH_MAX];
+	if (!realpath(path, real)) {
+		if (any)
+			ll_narrow(w, seed, BEEC_LL_N_MISSING, any & LL_FILE_RIGHTS);
+		return 0;
+	}
+	if (strcmp(real, path)) {
+		if (any)
+			ll_narrow(w, seed, BEEC_LL_N_SYMLINK, any & LL_FILE_RIGHTS);
+		return 0;
+	}
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_PATH);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, any & LL_FILE_RIGHTS);
+		return 0;
+	}
+	bool late = w->o && w->o->late && w->o->late(fd);
+	int err = 0;
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, any & LL_FILE_RIGHTS);
+			return 0;
+		}
+		err = ll_dir(w, seed, fd, f, x, LL_ALL, late, AT_FDCWD, path);
+	} else {
+		uint32_t r = (w->fs.own[f] | w->ex.own[x]) & LL_FILE_RIGHTS;
+		if ((r & BEEC_LL_EXEC) && !(r & BEEC_LL_READ))
+			ll_narrow(w, seed, BEEC_LL_N_EXEC_NO_READ, BEEC_LL_EXEC);
+		if (r)
+			err = ll_emit(w, seed, r, false, late, AT_FDCWD, path);
+	}
+	close(fd);
+	return err;
+}
+
+static int narrow_cmp(const void *a, const void *b)
+{
+	const struct beec_ll_narrowing *x = a, *y = b;
+	if (x->rule != y->rule)
+		return x->rule < y->rule ? -1 : 1;
+	return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* Whether a is b or below it. */
+static bool path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	if (!strcmp(b, "/"))
+		return true;
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+static int ll_walk_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec,
+			const struct beec_ll_seed *seeds, size_t nseeds, const struct beec_ll_opts *opts,
+			beec_ll_rule_fn fn, void *ctx, struct beec_ll_plan *plan)
+{
+	uint64_t t0 = ll_now();
+	struct ll_walk w = { .seeds = seeds, .o = opts, .fn = fn, .ctx = ctx, .plan = plan };
+	w.max_entries = opts && opts->max_entries ? opts->max_entries : BEEC_LL_MAX_ENTRIES;
+	w.deadline = t0 + (opts && opts->max_ms ? opts->max_ms : BEEC_LL_MAX_MS) * 1000000u;
+	/* the literal prefixes of every grant, each with its seed */
+	struct beec_prefix *px = xcalloc(64, sizeof(*px));
+	char **paths = NULL;
+	size_t *of = NULL, np = 0, cap = 0, ocap = 0;
+	int err = 0;
+	for (size_t i = 0; i < nseeds; i++) {
+		int n;
+		if (seeds[i].pinned) {
+			snprintf(px[0].path, sizeof(px[0].path), "%s", seeds[i].glob);
+			n = 1;
+		} else if ((n = beec_glob__write_prefixes(seeds[i].glob, px, 64)) < 0) {
+			snprintf(plan->err, sizeof(plan->err), "rule %u '%s %.300s' (line %u): no literal prefix: %s",
+				 seeds[i].rule, seeds[i].what, seeds[i].glob, seeds[i].line, strerror(-n));
+			err = n == -ENOMEM ? -ENOMEM : -EINVAL;
+			goto out;
+		}
+		for (int k = 0; k < n; k++) {
+			size_t m = np;
+			*VEC_PUSH(paths, np, cap) = xstrdup(px[k].path);
+			*VEC_PUSH(of, m, ocap) = i;
+		}
+	}
+	/* sort (path, seed) pairs together: an index sort keeps them paired */
+	size_t *idx = xcalloc(np + 1, sizeof(*idx));
+	for (size_t i = 0; i < np; i++)
+		idx[i] = i;
+	for (size_t i = 1; i < np; i++)   /* insertion sort: seeds are few, and stable */
+		for (size_t j = i; j > 0 && strcmp(paths[idx[j - 1]], paths[idx[j]]) > 0; j--) {
+			size_t t = idx[j];
+			idx[j] = idx[j - 1];
+			idx[j - 1] = t;
+		}
+	w.seed_paths = xcalloc(np + 1, sizeof(*w.seed_paths));
+	w.seed_of = xcalloc(np + 1, sizeof(*w.seed_of));
+	for (size_t i = 0; i < np; i++) {
+		size_t j = idx[i];
+		if (w.nseed_paths && !strcmp(w.seed_paths[w.nseed_paths - 1], paths[j]))
+			continue;   /* the first rule of a path names it */
+		w.seed_paths[w.nseed_paths] = paths[j];
+		w.seed_of[w.nseed_paths++] = of[j];
+	}
+	free(idx);
+	ll_auto_init(&w.fs, fs, false);
+	ll_auto_init(&w.ex, exec, true);
+	/* walk the outermost seeds: one below another is walked from it */
+	const char *top = NULL;
+	for (size_t i = 0; i < w.nseed_paths && !err; i++) {
+		if (top && path_within(w.seed_paths[i], top))
+			continue;
+		top = w.seed_paths[i];
+		err = ll_seed(&w, w.seed_of[i], top);
+	}
+	ll_auto_fini(&w.fs);
+	ll_auto_fini(&w.ex);
+	free(w.seed_paths);
+	free(w.seed_of);
+out:
+	for (size_t i = 0; i < np; i++)
+		free(paths[i]);
+	free(paths);
+	free(of);
+	free(px);
+	if (plan->nnarrow)
+		qsort(plan->narrow, plan->nnarrow, sizeof(*plan->narrow), narrow_cmp);
+	plan->ns = ll_now() - t0;
+	return err;
+}
+
+int beec_ll__walk(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, const struct beec_ll_seed *seeds,
+		  size_t nseeds, const struct beec_ll_opts *opts, beec_ll_rule_fn fn, void *ctx,
+		  struct beec_ll_plan *plan)
+{
+	memset(plan, 0, sizeof(*plan));
+	return MEM_PROTECT(-ENOMEM, ll_walk_body(fs, exec, seeds, nseeds, opts, fn, ctx, plan));
+}
+
+static int ll_prefixes_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec,
+			    const struct beec_ll_seed *seeds, size_t nseeds,
+			    void (*fn)(void *, const struct beec_ll_seed *, const char *, uint32_t, uint32_t, uint32_t),
+			    void *ctx)
+{
+	struct ll_auto a, x;
+	ll_auto_init(&a, fs, false);
+	ll_auto_init(&x, exec, true);
+	struct beec_prefix *px = xcalloc(64, sizeof(*px));
+	int err = 0;
+	for (size_t i = 0; i < nseeds && !err; i++) {
+		int n = 1;
+		if (seeds[i].pinned)
+			snprintf(px[0].path, sizeof(px[0].path), "%s", seeds[i].glob);
+		else if ((n = beec_glob__write_prefixes(seeds[i].glob, px, 64)) < 0)
+			err = n == -ENOMEM ? -ENOMEM : -EINVAL;
+		for (int k = 0; k < n && !err; k++) {
+			const char *p = px[k].path;
+			bool again = false;
+			for (int j = 0; j < k; j++)
+				again |= !strcmp(px[j].path, p);
+			if (again)
+				continue;
+			size_t len = strlen(p);
+			unsigned f = ll_step(&a, 0, p, len), e = ll_step(&x, 0, p, len);
+			unsigned f1 = len == 1 ? f : ll_step(&a, f, "/", 1), e1 = len == 1 ? e : ll_step(&x, e, "/", 1);
+			uint32_t all = a.all[f1] | x.all[e1], any = a.any[f1] | x.any[e1];
+			fn(ctx, &seeds[i], p, a.own[f] | x.own[e], all, any & ~all);
+		}
+	}
+	free(px);
+	ll_auto_fini(&a);
+	ll_auto_fini(&x);
+	return err;
+}
+
+int beec_ll__prefixes(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, const struct beec_ll_seed *seeds,
+		      size_t nseeds,
+		      void (*fn)(void *ctx, const struct beec_ll_seed *s, const char *prefix, uint32_t own, uint32_t all,
+				 uint32_t mixed),
+		      void *ctx)
+{
+	return MEM_PROTECT(-ENOMEM, ll_prefixes_body(fs, exec, seeds, nseeds, fn, ctx));
+}
+
+void beec_ll_plan__fini(struct beec_ll_plan *plan)
+{
+	for (size_t i = 0; i < plan->nnarrow; i++) {
+		free(plan->narrow[i].path);
+		free(plan->narrow[i].what);
+		free(plan->narrow[i].glob);
+	}
+	free(plan->narrow);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/* ---- a collected plan, and Landlock's answer from it ------------------------------------ */
+
+int beec_ll__collect(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name)
+{
+	struct beec_ll_rules *rs = ctx;
+	(void)dirfd;
+	(void)name;
+	struct beec_ll_rule *v = VEC_PUSH(rs->v, rs->n, rs->cap);
+	*v = *r;
+	v->path = xstrdup(r->path);
+	return 0;
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+	const struct beec_ll_rule *x = a, *y = b;
+	return strcmp(x->path, y->path);
+}
+
+void beec_ll_rules__sort(struct beec_ll_rules *rs)
+{
+	if (rs->n)
+		qsort(rs->v, rs->n, sizeof(*rs->v), rule_cmp);
+}
+
+void beec_ll_rules__fini(struct beec_ll_rules *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		free((char *)rs->v[i].path);
+	free(rs->v);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* The rights the rules give on the inode at path (its own file rule and
+ * every directory rule at or above it); a late rule counts as the others. */
+static uint32_t ll_rights_at(const struct beec_ll_rules *rs, const char *path, bool self)
+{
+	uint32_t r = 0;
+	char p[PATH_MAX];
+	snprintf(p, sizeof(p), "%s", path);
+	for (;;) {
+		struct beec_ll_rule key = { .path = p };
+		const struct beec_ll_rule *hit = rs->n ? bsearch(&key, rs->v, rs->n, sizeof(*rs->v), rule_cmp) : NULL;
+		if (hit && (hit->dir || self))
+			r |= hit->rights;
+		self = false;
+		char *slash = strrchr(p, '/');
+		if (!slash || !strcmp(p, "/"))
+			break;
+		if (slash == p)
+			p[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	return r;
+}
+
+static bool ll_allows(const struct beec_ll_rules *rs, const char *path, uint32_t want, int depth);
+
+bool beec_ll__allows(const struct beec_ll_rules *rs, const char *path, uint32_t want)
+{
+	return ll_allows(rs, path, want, 0);
+}
+
+static bool ll_allows(const struct beec_ll_rules *rs, const char *path, uint32_t want, int depth)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	if (realpath(path, real) && stat(real, &st) == 0) {
+		uint32_t r = ll_rights_at(rs, real, true);
+		if (S_ISDIR(st.st_mode))
+			return want == BEEC_LL_READ && (r & BEEC_LL_LIST);
+		if (want == BEEC_LL_EXEC)
+			return (r & (BEEC_LL_EXEC | BEEC_LL_READ)) == (BEEC_LL_EXEC | BEEC_LL_READ);
+		return (r & want) == want;
+	}
+	/* a new object: only created, by a write beneath a writable directory */
+	if (want != BEEC_LL_WRITE)
+		return false;
+	char link[PATH_MAX];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		/* a dangling symlink: the open creates its target */
+		link[n] = '\0';
+		char target[PATH_MAX * 2];
+		const char *slash = strrchr(path, '/');
+		if (link[0] == '/' || !slash)
+			snprintf(target, sizeof(target), "%s", link);
+		else
+			snprintf(target, sizeof(target), "%.*s/%s", (int)(slash - path), path, link);
+		return depth < 40 && strlen(target) < PATH_MAX && ll_allows(rs, target, want, depth + 1);
+	}
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return false;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (!realpath(dir, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	return (ll_rights_at(rs, real, false) & BEEC_LL_WRITE) != 0;
+}
