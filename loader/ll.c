@@ -148,6 +148,17 @@ static bool ll_remounted(int fd)
 	return fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
+/* path is at or below one of the session's overlays */
+static bool ll_overlaid(const struct bee_ll_lates *late, const char *path)
+{
+	for (size_t i = 0; i < late->noverlaid; i++) {
+		size_t n = strlen(late->overlaid[i]);
+		if (strncmp(path, late->overlaid[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
 static int ll_late_push(struct bee_ll_lates *late, const struct bee_mf_ll_rule *r, uint64_t handled)
 {
 	struct bee_ll_late *v = realloc(late->v, (late->n + 1) * sizeof(*v));
@@ -248,6 +259,10 @@ int bee_landlock_ruleset_late(const struct bee_manifest *m, int abi, int *out, s
 				close(pfd);
 			pfd = -1;
 			continue;
+		}
+		if (late && ll_overlaid(late, r->path) && (err = ll_late_push(late, r, handled)) < 0) {
+			bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
+			goto fail;
 		}
 		if (late && ll_remounted(pfd)) {
 			close(pfd);
