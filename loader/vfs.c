@@ -130,7 +130,9 @@ bool bee_vfs_path_under(const char *path, const char *dir)
 
 static void vfs_path(char *buf, size_t size, const char *state_dir, const char *sid, const char *tail)
 {
-	snprintf(buf, size, "%s/vfs/%s%s%s", state_dir, sid, tail ? "/" : "", tail ? tail : "");
+	/* too long: "", which every call then fails on */
+	if (snprintf(buf, size, "%s/vfs/%s%s%s", state_dir, sid, tail ? "/" : "", tail ? tail : "") >= (int)size)
+		*buf = '\0';
 }
 
 void bee_vfs_record_fini(struct bee_vfs_record *r)
@@ -393,6 +395,11 @@ int bee_vfs_open(const char *state_dir, const char *sid, const struct bee_vfs_op
 	if (o->n > BEE_VFS_MAX)
 		return bee_fail(e, BEE_STAGE_USAGE, -E2BIG, "--overlay: at most %d overlays, got %zu", BEE_VFS_MAX,
 				o->n);
+	/* resolved: a supervisor works from '/' */
+	char real_state[PATH_MAX];
+	if (!realpath(state_dir, real_state))
+		return bee_fail(e, BEE_STAGE_VFS, -errno, "state directory '%s': %s", state_dir, strerror(errno));
+	state_dir = real_state;
 	struct bee_vfs *v = calloc(1, sizeof(*v));
 	if (!v || !(v->state_dir = strdup(state_dir)) || !(v->rec.ov = calloc(o->n, sizeof(*v->rec.ov)))) {
 		err = bee_fail(e, BEE_STAGE_VFS, -ENOMEM, "out of memory");
@@ -401,11 +408,6 @@ int bee_vfs_open(const char *state_dir, const char *sid, const struct bee_vfs_op
 	v->warn = o->warn;
 	v->warn_ctx = o->warn_ctx;
 	v->rec.n = o->n;
-	char real_state[PATH_MAX];
-	if (!realpath(state_dir, real_state)) {
-		err = bee_fail(e, BEE_STAGE_VFS, -errno, "state directory '%s': %s", state_dir, strerror(errno));
-		goto fail;
-	}
 	for (size_t i = 0; i < o->n; i++) {
 		struct bee_vfs_spec sp;
 		if ((err = bee_vfs_spec_parse(o->specs[i], &sp, e)) < 0)
@@ -434,7 +436,8 @@ int bee_vfs_open(const char *state_dir, const char *sid, const struct bee_vfs_op
 		err = bee_fail(e, BEE_STAGE_VFS, err, "injected fault");
 		goto fail;
 	}
-	snprintf(p, sizeof(p), "%s/vfs", state_dir);
+	if (snprintf(p, sizeof(p), "%s/vfs", state_dir) >= (int)sizeof(p))
+		*p = '\0';
 	vfs_path(v->root, sizeof(v->root), state_dir, sid, NULL);
 	if ((err = mkdir_own(p, 0700)) < 0 || (err = mkdir_own(v->root, 0700)) < 0) {
 		err = bee_fail(e, BEE_STAGE_VFS, err, "'%s': %s", v->root, strerror(-err));

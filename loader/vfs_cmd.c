@@ -801,13 +801,19 @@ static int apply_one(const struct bee_vfs_change *x, int phase, int dirfd, int u
 {
 	const char *base;
 	struct stat us;
-	int pfd = parent_at(dirfd, x->rel, &base), err = 0;
-	if (pfd < 0)
-		return pfd;
 	/* phase 0: what goes away (deletions, a type that changes); 1: new
 	 * directories; 2: files and symlinks; 3: a directory's mode and owner */
 	bool now_dir = x->kind != BEE_VFS_DELETED && x->type == 'd';
 	bool retype = x->kind == BEE_VFS_MODIFIED && x->type != x->was_type;
+	bool work = phase == 0 ? x->kind == BEE_VFS_DELETED || retype
+		  : phase == 1 ? now_dir && (x->kind == BEE_VFS_ADDED || retype)
+		  : phase == 2 ? x->kind != BEE_VFS_DELETED && !now_dir
+		  : now_dir && x->kind == BEE_VFS_MODIFIED && !retype;
+	if (!work)
+		return 0;
+	int pfd = parent_at(dirfd, x->rel, &base), err = 0;
+	if (pfd < 0)
+		return pfd;
 	if (x->kind != BEE_VFS_DELETED && fstatat(updir, x->rel, &us, AT_SYMLINK_NOFOLLOW) < 0) {
 		err = -errno;
 		goto out;
