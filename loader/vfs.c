@@ -236,7 +236,9 @@ int bee_vfs_record_write(const char *state_dir, const struct bee_vfs_record *r)
 		goto out;
 	}
 	size_t len = strlen(text);
-	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 || fsync(fd) < 0)
+	/* no fsync: the record must survive bee-load, not the machine (the
+	 * state directory is a tmpfs by default) */
+	if (write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1)
 		err = errno ? -errno : -EIO;
 	if (close(fd) < 0 && !err)
 		err = -errno;

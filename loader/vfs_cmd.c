@@ -689,6 +689,41 @@ static int parent_at(int dirfd, const char *rel, const char **base)
 	return fd < 0 ? -errno : fd;
 }
 
+/* The last directory parent_at opened, kept: changes come in path order,
+ * so most lie in the directory of the one before. */
+struct pcache {
+	int dirfd;
+	int fd;
+	char rel[PATH_MAX];
+};
+
+static int parent_cached(struct pcache *pc, int dirfd, const char *rel, const char **base)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t n = slash ? (size_t)(slash - rel) : 0;
+	*base = slash ? slash + 1 : rel;
+	if (pc->fd >= 0 && pc->dirfd == dirfd && strlen(pc->rel) == n && strncmp(pc->rel, rel, n) == 0)
+		return pc->fd;
+	if (pc->fd >= 0)
+		close(pc->fd);
+	pc->fd = -1;
+	int fd = parent_at(dirfd, rel, base);
+	if (fd < 0 || n >= sizeof(pc->rel))
+		return fd;
+	pc->fd = fd;
+	pc->dirfd = dirfd;
+	memcpy(pc->rel, rel, n);
+	pc->rel[n] = '\0';
+	return fd;
+}
+
+static void pcache_drop(struct pcache *pc)
+{
+	if (pc->fd >= 0)
+		close(pc->fd);
+	pc->fd = -1;
+}
+
 static bool after(const struct stat *st, int64_t ref)
 {
 	return (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec >= ref;
@@ -697,12 +732,12 @@ static bool after(const struct stat *st, int64_t ref)
 /* Why change x cannot be applied onto the real tree as it is now ("" when
  * it can): what it replaces and the directory it lies in must be as they
  * were (not changed since ref), an added path must still be missing. */
-static int conflict(const struct bee_vfs_change *x, const struct bee_vfs_change *v, size_t n, int dirfd,
-		    int64_t ref, char *why, size_t size)
+static int conflict(struct pcache *pc, const struct bee_vfs_change *x, const struct bee_vfs_change *v, size_t n,
+		    int dirfd, int64_t ref, char *why, size_t size)
 {
 	const char *base;
 	*why = '\0';
-	int pfd = parent_at(dirfd, x->rel, &base);
+	int pfd = parent_cached(pc, dirfd, x->rel, &base);
 	if (pfd < 0) {
 		/* its directory is missing: fine when the apply adds it */
 		for (size_t i = 0; i < n; i++)
@@ -729,7 +764,6 @@ static int conflict(const struct bee_vfs_change *x, const struct bee_vfs_change 
 	}
 	if (!*why && x->kind != BEE_VFS_DELETED && x->type == 'o')
 		snprintf(why, size, "it is not a regular file, directory or symbolic link: bee applies none");
-	close(pfd);
 	return 0;
 }
 
@@ -752,12 +786,16 @@ static int copy_file(int ufd, int dst)
 }
 
 /* One file or symlink of the upper layer written over its place: a new
- * name beside it, owner, mode and time as in the upper, then renamed. */
-static int put_entry(int pfd, const char *base, int updir, const char *rel, const struct stat *us)
+ * name beside it, owner, mode and time as in the upper, then renamed; a
+ * name that did not exist (added) is made in place, O_EXCL. */
+static int put_entry(int pfd, const char *base, int updir, const char *rel, const struct stat *us, bool added)
 {
 	char tmp[NAME_MAX + 1];
 	static unsigned seq;
-	snprintf(tmp, sizeof(tmp), ".bee-apply-%d-%u", (int)getpid(), seq++);
+	if (added)
+		snprintf(tmp, sizeof(tmp), "%s", base);
+	else
+		snprintf(tmp, sizeof(tmp), ".bee-apply-%d-%u", (int)getpid(), seq++);
 	int err = 0;
 	if (S_ISLNK(us->st_mode)) {
 		char target[PATH_MAX];
@@ -790,14 +828,14 @@ static int put_entry(int pfd, const char *base, int updir, const char *rel, cons
 		if (close(dst) < 0 && !err)
 			err = -errno;
 	}
-	if (!err && renameat(pfd, tmp, pfd, base) < 0)
+	if (!err && !added && renameat(pfd, tmp, pfd, base) < 0)
 		err = -errno;
 	if (err)
 		unlinkat(pfd, tmp, 0);
 	return err;
 }
 
-static int apply_one(const struct bee_vfs_change *x, int phase, int dirfd, int updir)
+static int apply_one(struct pcache *pc, const struct bee_vfs_change *x, int phase, int dirfd, int updir)
 {
 	const char *base;
 	struct stat us;
@@ -811,7 +849,11 @@ static int apply_one(const struct bee_vfs_change *x, int phase, int dirfd, int u
 		  : now_dir && x->kind == BEE_VFS_MODIFIED && !retype;
 	if (!work)
 		return 0;
-	int pfd = parent_at(dirfd, x->rel, &base), err = 0;
+	/* a phase that removes or makes directories may change what a
+	 * kept descriptor's path names: those open their own */
+	if (phase != 2)
+		pcache_drop(pc);
+	int pfd = parent_cached(pc, dirfd, x->rel, &base), err = 0;
 	if (pfd < 0)
 		return pfd;
 	if (x->kind != BEE_VFS_DELETED && fstatat(updir, x->rel, &us, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -842,7 +884,7 @@ static int apply_one(const struct bee_vfs_change *x, int phase, int dirfd, int u
 				err = -errno;
 			break;
 		}
-		err = put_entry(pfd, base, updir, x->rel, &us);
+		err = put_entry(pfd, base, updir, x->rel, &us, x->kind == BEE_VFS_ADDED);
 		break;
 	case 3:
 		if (now_dir && x->kind == BEE_VFS_MODIFIED && !retype &&
@@ -852,7 +894,8 @@ static int apply_one(const struct bee_vfs_change *x, int phase, int dirfd, int u
 		break;
 	}
 out:
-	close(pfd);
+	if (phase != 2)
+		pcache_drop(pc);
 	return err;
 }
 
@@ -880,29 +923,35 @@ int bee_vfs__apply(const char *sid, const struct bee_vfs_opts *opts, struct bee_
 		}
 	}
 	/* every change checked before the first is written: all or nothing */
+	struct pcache pc = { .fd = -1 };
 	for (size_t i = 0; i < n; i++) {
 		char why[256];
-		conflict(&v[i], v, n, dirfd[v[i].overlay], c.r.ref_ns, why, sizeof(why));
+		conflict(&pc, &v[i], v, n, dirfd[v[i].overlay], c.r.ref_ns, why, sizeof(why));
 		if (*why) {
+			pcache_drop(&pc);
 			err = cmd_fail(&c, e, BEE_STAGE_VFS, -ESTALE,
 				       "'%s' changed underneath: %s; refusing, nothing applied", v[i].path, why);
 			goto out;
 		}
 	}
+	pcache_drop(&pc);
 	for (int phase = 0; phase < 4; phase++) {
 		/* removals and a directory's own mode deepest first */
 		bool rev = phase == 0 || phase == 3;
 		for (size_t k = 0; k < n; k++) {
 			const struct bee_vfs_change *x = &v[rev ? n - 1 - k : k];
-			if ((err = apply_one(x, phase, dirfd[x->overlay], updir[x->overlay])) < 0) {
+			if ((err = apply_one(&pc, x, phase, dirfd[x->overlay], updir[x->overlay])) < 0) {
+				pcache_drop(&pc);
 				err = cmd_fail(&c, e, BEE_STAGE_VFS, err, "'%s': %s (the changes before it are applied)",
 					       x->path, strerror(-err));
 				goto out;
 			}
 		}
 	}
-	for (size_t i = 0; i < c.r.n; i++)
-		syncfs(dirfd[i]);
+	pcache_drop(&pc);
+	/* no syncfs: it would flush every file system's dirty pages of the
+	 * machine's other writers too (seconds on a busy host); the files are
+	 * written as cp writes them */
 	/* the real tree now holds what was applied: the reference moves on */
 	c.r.ref_ns = bee_vfs_coarse_ns();
 	c.r.touched_s = time(NULL);
