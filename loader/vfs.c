@@ -448,7 +448,9 @@ int bee_vfs_open(const char *state_dir, const char *sid, const struct bee_vfs_op
 	v->made = true;
 	snprintf(v->rec.sid, sizeof(v->rec.sid), "%s", sid);
 	snprintf(v->rec.policy, sizeof(v->rec.policy), "%s", o->policy ? o->policy : "");
-	snprintf(v->rec.audit_log, sizeof(v->rec.audit_log), "%s", o->audit_log ? o->audit_log : "");
+	/* resolved: the vfs commands run from anywhere */
+	if (!o->audit_log || !realpath(o->audit_log, v->rec.audit_log))
+		snprintf(v->rec.audit_log, sizeof(v->rec.audit_log), "%s", o->audit_log ? o->audit_log : "");
 	v->rec.audit_detail = o->audit_detail;
 	bee_utc_iso(bee_clock_ns(CLOCK_REALTIME), v->rec.started, sizeof(v->rec.started));
 	v->rec.ref_ns = bee_vfs_coarse_ns();
