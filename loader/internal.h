@@ -168,6 +168,7 @@ struct bee_ll_late {
 	bool beneath;
 	uint32_t perms;                     /* the rule's BEE_PERM_* */
 	uint64_t handled;                   /* the ruleset's handled rights */
+	uint64_t access;                    /* non-zero: exactly these rights (bpf-lsm's hardening) */
 };
 
 struct bee_ll_lates {
@@ -213,6 +214,11 @@ int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *fd, bee_w
  * must be enabled (stage LANDLOCK otherwise) and *fd, *abi are set. */
 int bee_landlock_harden_session(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
 				bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
+/* The same with late rules: a prefix at or below one of late->overlaid
+ * is bound again inside the session (NULL late: as above). */
+int bee_landlock_harden_session_late(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
+				     struct bee_ll_lates *late, bee_warn_fn warn, void *warn_ctx,
+				     struct bee_error *e);
 
 /* ---- audit_log.c ------------------------------------------------------------------ */
 

@@ -414,8 +414,8 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 		return err;
 	/* bpf-lsm: link, rename, unlink, mkdir, truncate by Landlock (ll.c) */
 	if (s->backend == BEE_BACKEND_BPF_LSM &&
-	    ((err = bee_landlock_harden_session(&s->mf, o->no_landlock_hardening, &s->ll_abi, &s->ruleset_fd,
-						s->warn, s->warn_ctx, e)) < 0 ||
+	    ((err = bee_landlock_harden_session_late(&s->mf, o->no_landlock_hardening, &s->ll_abi, &s->ruleset_fd,
+						     &s->ll_late, s->warn, s->warn_ctx, e)) < 0 ||
 	     (s->log.fd >= 0 && (err = kaudit_start(s, e)) < 0)))
 		return err;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
