@@ -166,6 +166,7 @@ static int ll_late_push(struct bee_ll_lates *late, const struct bee_mf_ll_rule *
 		return -ENOMEM;
 	late->v = v;
 	struct bee_ll_late *l = &v[late->n];
+	*l = (struct bee_ll_late){ 0 };
 	if (!(l->path = strdup(r->path)))
 		return -ENOMEM;
 	l->rule = r->rule;
