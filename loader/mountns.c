@@ -472,6 +472,16 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 		goto out;
 	if (tfd >= 0)
 		close(tfd);
+	/* a working directory inherited from bee-load names the real DIR's
+	 * inode (run's tool keeps it): looked up again, it is the overlay's */
+	if (ns->nov) {
+		char cwd[PATH_MAX];
+		if (syscall(SYS_getcwd, cwd, sizeof(cwd)) > 0 && cwd[0] == '/' && chdir(cwd) < 0) {
+			err = -errno;
+			*what = "chdir into the overlay";
+			goto out;
+		}
+	}
 	if ((err = mount_fresh("proc", "/proc", NULL, ATTR_SAFE | (ns->proc_rw ? 0 : MOUNT_ATTR_RDONLY))) < 0)
 		*what = "mount /proc";
 out:
