@@ -467,7 +467,8 @@ int bee_vfs_open(const char *state_dir, const char *sid, const struct bee_vfs_op
 		if (ov->memory) {
 			char opts[64];
 			snprintf(opts, sizeof(opts), "mode=0700,size=%llu", ov->size);
-			if (mount("bee-vfs", p, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0) {
+			/* not noexec: the tool may run what it built there, as the policy allows */
+			if (mount("bee-vfs", p, "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0) {
 				err = bee_fail(e, BEE_STAGE_VFS, -errno, "overlay '%s': tmpfs of %llu bytes on '%s': %s",
 					       ov->dir, ov->size, p, strerror(errno));
 				goto fail;
