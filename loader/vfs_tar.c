@@ -5,8 +5,9 @@
  * entry beside where NAME was (the OCI image layer's whiteout). Entry
  * names are the absolute paths without the leading '/', in path order;
  * no user or group names, no access or change times: the same changes
- * give the same bytes. A static build without libarchive (the VM's
- * initramfs, BEE_NO_LIBARCHIVE) refuses with EOPNOTSUPP. */
+ * give the same bytes. libarchive is opened (dlopen) for the snapshot
+ * alone; without it the snapshot refuses, naming it. A static build (the
+ * VM's initramfs, BEE_NO_LIBARCHIVE) refuses with EOPNOTSUPP. */
 #include "vfs.h"
 
 #include <errno.h>
@@ -32,6 +33,66 @@ int bee_vfs_tar_write(const char *state_dir, const struct bee_vfs_record *r, con
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dlfcn.h>
+
+/* libarchive is opened when a snapshot is written, not linked: it brings
+ * a dozen shared objects (ICU, libstdc++, xml2, the compressors) that
+ * every bee-load start would map and bind. Its functions by name: */
+#define TAR_FNS(X)                                                                                 \
+	X(archive_write_new) X(archive_write_free) X(archive_write_set_format_pax_restricted)      \
+	X(archive_write_open_fd) X(archive_write_header) X(archive_write_data) X(archive_write_close) \
+	X(archive_error_string) X(archive_entry_new) X(archive_entry_free) X(archive_entry_clear)   \
+	X(archive_entry_set_pathname) X(archive_entry_set_filetype) X(archive_entry_set_perm)        \
+	X(archive_entry_set_size) X(archive_entry_set_uid) X(archive_entry_set_gid)                  \
+	X(archive_entry_set_mtime) X(archive_entry_set_symlink)
+
+static struct {
+#define TAR_FN_PTR(name) __typeof__(name) *name;
+	TAR_FNS(TAR_FN_PTR)
+#undef TAR_FN_PTR
+} la;
+
+static int tar_lib_open(char *why, size_t whysize)
+{
+	static void *h;
+	if (h)
+		return 0;
+	void *lib = dlopen("libarchive.so.13", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(why, whysize, "libarchive: %s", dlerror());
+		return -ENOENT;
+	}
+#define TAR_FN_SYM(name)                                                                   \
+	if (!(la.name = (__typeof__(name) *)dlsym(lib, #name))) {                          \
+		snprintf(why, whysize, "libarchive: no '%s'", #name);                      \
+		dlclose(lib);                                                              \
+		return -ENOENT;                                                            \
+	}
+	TAR_FNS(TAR_FN_SYM)
+#undef TAR_FN_SYM
+	h = lib;
+	return 0;
+}
+
+#define archive_write_new la.archive_write_new
+#define archive_write_free la.archive_write_free
+#define archive_write_set_format_pax_restricted la.archive_write_set_format_pax_restricted
+#define archive_write_open_fd la.archive_write_open_fd
+#define archive_write_header la.archive_write_header
+#define archive_write_data la.archive_write_data
+#define archive_write_close la.archive_write_close
+#define archive_error_string la.archive_error_string
+#define archive_entry_new la.archive_entry_new
+#define archive_entry_free la.archive_entry_free
+#define archive_entry_clear la.archive_entry_clear
+#define archive_entry_set_pathname la.archive_entry_set_pathname
+#define archive_entry_set_filetype la.archive_entry_set_filetype
+#define archive_entry_set_perm la.archive_entry_set_perm
+#define archive_entry_set_size la.archive_entry_set_size
+#define archive_entry_set_uid la.archive_entry_set_uid
+#define archive_entry_set_gid la.archive_entry_set_gid
+#define archive_entry_set_mtime la.archive_entry_set_mtime
+#define archive_entry_set_symlink la.archive_entry_set_symlink
 
 static int tar_data(struct archive *a, int fd)
 {
@@ -103,7 +164,9 @@ static int tar_change(struct archive *a, struct archive_entry *en, int updir, co
 int bee_vfs_tar_write(const char *state_dir, const struct bee_vfs_record *r, const struct bee_vfs_change *v,
 		      size_t n, const char *tar_path, char *why, size_t whysize)
 {
-	int updir[BEE_VFS_MAX], err = 0;
+	int updir[BEE_VFS_MAX], err = tar_lib_open(why, whysize);
+	if (err)
+		return err;
 	for (size_t i = 0; i < BEE_VFS_MAX; i++)
 		updir[i] = -1;
 	int out = open(tar_path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
