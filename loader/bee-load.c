@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
@@ -24,7 +25,8 @@ static const char usage_text[] =
 	"usage: bee-load check [--json]\n"
 	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
-	"                    [--user USER|UID[:GID]] PACK -- CMD [ARGS]...\n"
+	"                    [--user USER|UID[:GID]] [--overlay DIR[:disk|:memory[=SIZE]]]...\n"
+	"                    PACK -- CMD [ARGS]...\n"
 	"       bee-load start [options of run] PACK\n"
 	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
 	"       bee-load stop [--state-dir DIR] SESSION\n"
@@ -32,7 +34,12 @@ static const char usage_text[] =
 	"       bee-load plan [--json] [--walk-entries N] [--walk-ms MS] PACK\n"
 	"       bee-load revoke SESSION RULE\n"
 	"       bee-load ls [--json]\n"
-	"       bee-load gc [--packs]\n"
+	"       bee-load gc [--packs] [--vfs-age SECONDS]\n"
+	"       bee-load vfs ls [--json] SESSION\n"
+	"       bee-load vfs diff SESSION [PATH]...\n"
+	"       bee-load vfs snapshot SESSION -o FILE.tar\n"
+	"       bee-load vfs apply SESSION [PATH]...\n"
+	"       bee-load vfs reset|disable SESSION\n"
 	"       bee-load config [--json]\n"
 	"       bee-load --help | --version\n";
 
@@ -64,6 +71,11 @@ static const char help_text[] =
 	"  gc        remove what sessions of a killed bee-load left behind, and the packs'\n"
 	"            loads no session used for 10 minutes (--packs: every unused one now)\n"
 	"  config    the resolved configuration, each key with where it came from\n"
+	"  vfs       a session's copy-on-write overlays (--overlay): ls the changes\n"
+	"            (added, modified, deleted), diff them, snapshot them to a tar\n"
+	"            file, apply them to the real directories (refused, nothing\n"
+	"            changed, when a directory changed underneath), reset (drop\n"
+	"            them), disable (later writes go to the real directories)\n"
 	"\n"
 	"Options of run (and start):\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
@@ -86,6 +98,11 @@ static const char help_text[] =
 	"  --user USER|UID[:GID] the tool's user (default: SUDO_UID/SUDO_GID when set, else\n"
 	"                        65534:65534, nobody; 'root' keeps uid 0 and says what it\n"
 	"                        costs); without root the tool keeps bee-load's user\n"
+	"  --overlay DIR[:MODE]  (repeatable) DIR copy-on-write in the session: writes land\n"
+	"                        in the session's upper layer, on disk under the state\n"
+	"                        directory (disk, the default) or in a tmpfs of SIZE\n"
+	"                        (memory, memory=SIZE, K/M/G, default 64M), until\n"
+	"                        'vfs apply'\n"
 	"  --bpffs DIR           the bpf file system to pin under (default: from mountinfo,\n"
 	"                        else bee-load mounts one at STATE-DIR/bpffs)\n"
 	"  --state-dir DIR       the session registry (default " BEE_STATE_DIR ")\n"
@@ -131,14 +148,17 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_QUIET, OPT_WALK_ENTRIES, OPT_WALK_MS };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_QUIET, OPT_WALK_ENTRIES, OPT_WALK_MS,
+       OPT_OVERLAY, OPT_VFS_AGE, OPT_OUTPUT };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening, packs, quiet;
 	uint64_t walk_entries, walk_ms;
-	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user;
+	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *vfs_age, *output;
 	const char **env;
 	size_t nenv;
+	const char **overlays;      /* as many slots as env */
+	size_t noverlays;
 };
 
 static int parse_args(int argc, char **argv, struct args *a, const char *allowed)
@@ -158,17 +178,22 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "quiet", no_argument, NULL, OPT_QUIET },
 		{ "walk-entries", required_argument, NULL, OPT_WALK_ENTRIES },
 		{ "walk-ms", required_argument, NULL, OPT_WALK_MS },
+		{ "overlay", required_argument, NULL, OPT_OVERLAY },
+		{ "vfs-age", required_argument, NULL, OPT_VFS_AGE },
+		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
 					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
-					     "quiet", "walk-entries", "walk-ms" };
+					     "quiet", "walk-entries", "walk-ms", "overlay", "vfs-age", "output" };
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:", longopts, NULL)) != -1) {
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c == 'o')
+			c = OPT_OUTPUT;
 		if (c < OPT_JSON)
 			return usage_error("unknown option '%s' for '%s'", argv[optind - 1], argv[0]);
 		if (!strstr(allowed, names[c - OPT_JSON]))
@@ -206,6 +231,15 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_PACKS:
 			a->packs = true;
+			break;
+		case OPT_OVERLAY:
+			a->overlays[a->noverlays++] = optarg;
+			break;
+		case OPT_VFS_AGE:
+			a->vfs_age = optarg;
+			break;
+		case OPT_OUTPUT:
+			a->output = optarg;
 			break;
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
@@ -346,7 +380,8 @@ static int64_t now_ms(void)
 
 /* The options run and start take. */
 #define SESSION_OPTIONS \
-	"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user quiet walk-entries walk-ms"
+	"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user quiet walk-entries " \
+	"walk-ms overlay"
 
 /* The options of a session that run and start open, from the command
  * line and the configuration. */
@@ -362,6 +397,7 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 		.warn = warn_stderr, .no_landlock_hardening = a->no_ll_hardening,
 		.landlock_fallback = config_bool(c, CONFIG_FALLBACK), .user = config_str(c, CONFIG_USER),
 		.walk_entries = a->walk_entries, .walk_ms = a->walk_ms, .quiet = a->quiet,
+		.overlays = a->overlays, .noverlays = a->noverlays,
 	};
 }
 
@@ -371,8 +407,12 @@ static int cmd_run(int argc, char **argv)
 	struct config c;
 	bool have_config = false;
 	a.env = calloc((size_t)argc, sizeof(char *));
-	if (!a.env)
+	a.overlays = calloc((size_t)argc, sizeof(char *));
+	if (!a.env || !a.overlays) {
+		free(a.env);
+		free(a.overlays);
 		return 1;
+	}
 	int status = parse_args(argc, argv, &a, SESSION_OPTIONS);
 	if (status >= 0)
 		goto out;
@@ -468,6 +508,7 @@ out:
 	if (have_config)
 		config_fini(&c);
 	free(a.env);
+	free(a.overlays);
 	return status;
 }
 
@@ -479,8 +520,12 @@ static int cmd_start(int argc, char **argv)
 	struct config c;
 	bool have_config = false;
 	a.env = calloc((size_t)argc, sizeof(char *));
-	if (!a.env)
+	a.overlays = calloc((size_t)argc, sizeof(char *));
+	if (!a.env || !a.overlays) {
+		free(a.env);
+		free(a.overlays);
 		return 1;
+	}
 	int status = parse_args(argc, argv, &a, SESSION_OPTIONS);
 	if (status >= 0)
 		goto out;
@@ -504,6 +549,7 @@ out:
 	if (have_config)
 		config_fini(&c);
 	free(a.env);
+	free(a.overlays);
 	return status;
 }
 
@@ -796,14 +842,34 @@ static int cmd_ls(int argc, char **argv)
 	return finish_output(0);
 }
 
+/* "N", "Ns", "Nm", "Nh", "Nd" in seconds */
+static int duration_s(const char *s, unsigned long long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || s[0] == '-')
+		return -1;
+	unsigned long long mul = *end == 'd' ? 86400 : *end == 'h' ? 3600 : *end == 'm' ? 60 : 1;
+	if (*end && strchr("smhd", *end))
+		end++;
+	if (*end || v > ULLONG_MAX / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
 static int cmd_gc(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config packs");
+	int st = parse_args(argc, argv, &a, "state-dir config packs vfs-age");
 	if (st >= 0)
 		return st;
 	if (optind != argc)
 		return usage_error("gc takes no arguments");
+	unsigned long long vfs_age = 0;
+	if (a.vfs_age && duration_s(a.vfs_age, &vfs_age) < 0)
+		return usage_error("--vfs-age expects a number of seconds, or with m, h or d, got '%s'", a.vfs_age);
 	struct config c;
 	if ((st = config_read(&c, &a)) >= 0)
 		return st;
@@ -834,13 +900,164 @@ static int cmd_gc(int argc, char **argv)
 	free(was);
 	free(now);
 	int p = n >= 0 && a.packs ? bee_packs__gc(sd, 0, warn_stderr, NULL, &e) : 0;
+	int v = n >= 0 && p >= 0 && a.vfs_age ? bee_vfs__gc(sd, vfs_age, warn_stderr, NULL, &e) : 0;
 	config_fini(&c);
-	if (n < 0 || p < 0)
+	if (n < 0 || p < 0 || v < 0)
 		return fail(&e);
 	printf("gc: removed %d stale session%s\n", n, n == 1 ? "" : "s");
 	if (a.packs)
 		printf("gc: removed %d unused pack load%s\n", p, p == 1 ? "" : "s");
+	if (a.vfs_age)
+		printf("gc: removed the overlays of %d ended session%s unchanged for %llu s or more\n", v,
+		       v == 1 ? "" : "s", vfs_age);
 	return finish_output(0);
+}
+
+/* ---- vfs ------------------------------------------------------------------------------------ */
+
+static const char *const vfs_kind_name[] = { "added", "modified", "deleted" };
+
+static void vfs_ls_print(const struct bee_vfs_change *v, size_t n, bool json)
+{
+	if (json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = json_object();
+			char mode[8];
+			json_object_set_new(o, "path", json_string(v[i].path));
+			json_object_set_new(o, "kind", json_string(vfs_kind_name[v[i].kind]));
+			json_object_set_new(o, "type", json_stringn(&v[i].type, 1));
+			json_object_set_new(o, "size", json_integer((json_int_t)v[i].size));
+			snprintf(mode, sizeof(mode), "%04o", v[i].mode);
+			json_object_set_new(o, "mode", json_string(mode));
+			if (v[i].kind == BEE_VFS_MODIFIED) {
+				json_object_set_new(o, "was_type", json_stringn(&v[i].was_type, 1));
+				json_object_set_new(o, "was_size", json_integer((json_int_t)v[i].was_size));
+				snprintf(mode, sizeof(mode), "%04o", v[i].was_mode);
+				json_object_set_new(o, "was_mode", json_string(mode));
+				json_object_set_new(o, "content", json_boolean(v[i].content));
+			}
+			json_array_append_new(arr, o);
+		}
+		json_dumpf(arr, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(arr);
+		return;
+	}
+	/* KIND TYPE MODE SIZE PATH; a modified entry's SIZE is was->now */
+	for (size_t i = 0; i < n; i++) {
+		const struct bee_vfs_change *x = &v[i];
+		char size[48];
+		if (x->kind == BEE_VFS_MODIFIED && x->size != x->was_size)
+			snprintf(size, sizeof(size), "%llu->%llu", (unsigned long long)x->was_size,
+				 (unsigned long long)x->size);
+		else
+			snprintf(size, sizeof(size), "%llu", (unsigned long long)x->size);
+		printf("%-8s  %c  %04o  %12s  %s\n", vfs_kind_name[x->kind], x->type, x->mode, size, x->path);
+	}
+}
+
+static int cmd_vfs(int argc, char **argv)
+{
+	static const struct {
+		const char *name, *options;
+		bool paths;
+	} subs[] = {
+		{ "ls", "json state-dir config", false },        { "diff", "state-dir config", true },
+		{ "snapshot", "state-dir config output", false }, { "apply", "state-dir config", true },
+		{ "reset", "state-dir config", false },          { "disable", "state-dir config", false },
+	};
+	if (argc < 2)
+		return usage_error("vfs needs ls, diff, snapshot, apply, reset or disable");
+	size_t k = 0;
+	while (k < sizeof(subs) / sizeof(subs[0]) && strcmp(subs[k].name, argv[1]) != 0)
+		k++;
+	if (k == sizeof(subs) / sizeof(subs[0]))
+		return usage_error("unknown vfs command '%s'", argv[1]);
+	/* options before or after SESSION (vfs snapshot SID -o F): moved in
+	 * front of the arguments, up to a "--" */
+	char **av = calloc((size_t)argc + 1, sizeof(char *));
+	if (!av)
+		return 1;
+	int na = 0, npos = 0;
+	char **pos = calloc((size_t)argc + 1, sizeof(char *));
+	if (!pos) {
+		free(av);
+		return 1;
+	}
+	av[na++] = argv[1];
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (++i < argc)
+				pos[npos++] = argv[i];
+			break;
+		}
+		if (argv[i][0] == '-' && argv[i][1]) {
+			av[na++] = argv[i];
+			bool valued = strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0 ||
+				      strcmp(argv[i], "--state-dir") == 0 || strcmp(argv[i], "--config") == 0;
+			if (valued && i + 1 < argc)
+				av[na++] = argv[++i];
+		} else {
+			pos[npos++] = argv[i];
+		}
+	}
+	av[na++] = "--";
+	for (int i = 0; i < npos; i++)
+		av[na++] = pos[i];
+	free(pos);
+	struct args a = { 0 };
+	int st = parse_args(na, av, &a, subs[k].options);
+	if (st >= 0) {
+		free(av);
+		return st;
+	}
+	argc = na, argv = av;
+	if (optind >= argc)
+		st = usage_error("vfs %s needs SESSION", subs[k].name);
+	else if (!subs[k].paths && optind + 1 != argc)
+		st = usage_error("vfs %s takes SESSION only, got %d more arguments", subs[k].name, argc - optind - 1);
+	else if (k == 2 && !a.output)
+		st = usage_error("vfs snapshot needs -o FILE.tar");
+	struct config c;
+	if (st >= 0 || (st = config_read(&c, &a)) >= 0) {
+		free(av);
+		return st;
+	}
+	const char *sid = argv[optind++];
+	struct bee_vfs_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR),
+				  .paths = (const char *const *)&argv[optind], .npaths = (size_t)(argc - optind),
+				  .out_fd = 1, .warn = warn_stderr };
+	struct bee_error e;
+	struct bee_vfs_change *v = NULL;
+	size_t n = 0;
+	fflush(stdout);
+	switch (k) {
+	case 0:
+		if ((st = bee_vfs__list(sid, &o, &v, &n, &e)) == 0)
+			vfs_ls_print(v, n, a.json);
+		bee_vfs__changes_free(v, n);
+		break;
+	case 1:
+		st = bee_vfs__diff(sid, &o, &e);
+		break;
+	case 2:
+		st = bee_vfs__snapshot(sid, a.output, &o, &e);
+		break;
+	case 3:
+		if ((st = bee_vfs__apply(sid, &o, &e)) >= 0)
+			printf("vfs apply: session %s: %d change%s written\n", sid, st, st == 1 ? "" : "s");
+		break;
+	case 4:
+		st = bee_vfs__reset(sid, &o, &e);
+		break;
+	case 5:
+		st = bee_vfs__disable(sid, &o, &e);
+		break;
+	}
+	config_fini(&c);
+	free(av);
+	return st < 0 ? fail(&e) : finish_output(0);
 }
 
 static int help(void)
@@ -863,6 +1080,7 @@ int main(int argc, char **argv)
 		{ "check", cmd_check }, { "run", cmd_run }, { "start", cmd_start }, { "exec", cmd_exec },
 		{ "stop", cmd_stop }, { "query", cmd_query }, { "plan", cmd_plan },
 		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc }, { "config", cmd_config },
+		{ "vfs", cmd_vfs },
 	};
 	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */
 	beec_mem__route_json();

@@ -176,11 +176,17 @@ struct bee_ll_late {
 	bool beneath;
 	uint32_t perms;                     /* the rule's BEE_PERM_* */
 	uint64_t handled;                   /* the ruleset's handled rights */
+	uint64_t access;                    /* non-zero: exactly these rights (bpf-lsm's hardening) */
 };
 
 struct bee_ll_lates {
 	struct bee_ll_late *v;
 	size_t n;
+	/* the session's --overlay dirs (borrowed): a rule at or below one is
+	 * late too, bound to the overlay's inodes, and kept on the real ones
+	 * for after `vfs disable` (Landlock skips a mount point's own inode) */
+	const char *const *overlaid;
+	size_t noverlaid;
 };
 
 /* Like bee_landlock_ruleset, with the late rules in *late (NULL: add them
@@ -219,6 +225,11 @@ int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *fd, bee_w
  * must be enabled (stage LANDLOCK otherwise) and *fd, *abi are set. */
 int bee_landlock_harden_session(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
 				bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
+/* The same with late rules: a prefix at or below one of late->overlaid
+ * is bound again inside the session (NULL late: as above). */
+int bee_landlock_harden_session_late(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
+				     struct bee_ll_lates *late, bee_warn_fn warn, void *warn_ctx,
+				     struct bee_error *e);
 
 /* ---- audit_log.c ------------------------------------------------------------------ */
 
@@ -348,6 +359,11 @@ int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct
 /* In the child. Returns 0, or a negative errno with *what naming the call
  * (for the launch's report, stage NAMESPACE). */
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
+/* The session's copy-on-write overlays added to the plan (vfs.h): each
+ * DIR mounted read-write when a write grant's place is at, above or below
+ * it (recorded in v). A DIR bee covers or in /proc is refused (USAGE). */
+struct bee_vfs;
+int bee_mountns_overlays(struct bee_mountns *ns, struct bee_vfs *v, struct bee_error *e);
 void bee_mountns_free(struct bee_mountns *ns);
 /* The plan as text, one step a line ("cover PATH", "cgroup2 PATH",
  * "write PATH", "proc ro|rw", "tree ro|rw"), for tests and messages;

@@ -18,6 +18,10 @@
  *                                    by id, from any process)
  *   gates, live sessions, cleanup   bee_check__run, bee_sessions__list,
  *                                    bee_sessions__gc
+ *   a session's copy-on-write       bee_vfs__list, bee_vfs__diff,
+ *     overlay (--overlay)            bee_vfs__snapshot, bee_vfs__reset,
+ *                                    bee_vfs__apply, bee_vfs__disable,
+ *                                    bee_vfs__gc
  *
  * Options structs start with their size (sizeof of the caller's struct):
  * a caller built against an older, shorter struct gets zero for the rest;
@@ -88,6 +92,8 @@
 	X(GUARD, 82, "guard", "the global BPF LSM programs that guard bee's objects cannot be loaded or attached") \
 	X(SUPERVISOR, 83, "supervisor", "start: the session's supervisor cannot be made, or its socket cannot be " \
 	  "created")                                                                               \
+	X(VFS, 84, "vfs", "the session's overlay cannot be set up, read, applied or reset (apply: the directory "   \
+	  "changed underneath)")                                                                   \
 	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
 
 enum bee_stage {
@@ -207,6 +213,15 @@ struct bee_session_opts {
 	 * whether to leave out the one line that sums up its narrowings */
 	uint64_t walk_entries, walk_ms;
 	bool quiet;
+	/* Copy-on-write overlays: "DIR", "DIR:disk", "DIR:memory" or
+	 * "DIR:memory=SIZE" (SIZE a number with K, M or G; default 64M). In
+	 * the session's mount namespace DIR is an overlayfs over the real DIR
+	 * whose writes land in the session's upper layer (on disk under the
+	 * state directory, or a tmpfs of SIZE): docs/bee-load.md "The
+	 * session's copy-on-write overlay". Stage USAGE for a bad spec,
+	 * NAMESPACE or VFS when it cannot be set up. */
+	const char *const *overlays;
+	size_t noverlays;
 };
 
 struct bee_session;
@@ -429,5 +444,73 @@ struct beec_ll_rule;
 int bee_landlock__plan(const char *pack_path, const struct beec_ll_opts *o,
 		       int (*fn)(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name), void *ctx,
 		       struct beec_ll_plan *plan, int *abi, struct bee_error *e);
+/* ---- vfs: a session's copy-on-write overlays ----------------------------- */
+
+/* The changes of a session's overlays against the real directories as they
+ * are now: what `vfs ls` prints and `vfs apply` writes. */
+enum bee_vfs_kind { BEE_VFS_ADDED, BEE_VFS_MODIFIED, BEE_VFS_DELETED };
+
+struct bee_vfs_change {
+	char *path;                 /* absolute: the overlay's DIR joined with rel */
+	const char *rel;            /* below DIR, into path */
+	unsigned overlay;           /* which --overlay, from 0 */
+	enum bee_vfs_kind kind;
+	char type;                  /* 'f' file, 'd' directory, 'l' symlink, 'o' other (now; deleted: what was) */
+	char was_type;              /* modified: the real one's type */
+	uint64_t size, was_size;    /* bytes (a symlink: its target's length) */
+	unsigned mode, was_mode;    /* permission bits (07777) */
+	bool content;               /* modified: the bytes (or target) differ, not only the mode or owner */
+};
+
+struct bee_vfs_opts {
+	size_t sz;                  /* sizeof(struct bee_vfs_opts) */
+	const char *state_dir;      /* NULL: BEE_STATE_DIR */
+	/* diff, apply: only the changes at or below these absolute paths
+	 * (NULL: all); a path that names no change is refused (stage USAGE) */
+	const char *const *paths;
+	size_t npaths;
+	int out_fd;                 /* diff: where the text goes (0: stdout's fd 1) */
+	bee_warn_fn warn;
+	void *warn_ctx;
+};
+
+/* Every change of session sid's overlays, sorted by path; *out is
+ * malloc'ed (bee_vfs__changes_free). Works for a live session and for one
+ * that ended or whose bee-load died, until vfs reset. Stage SESSION when
+ * the session has no overlay, VFS when it cannot be read. An audit record
+ * (action Read, resource "bee:vfs:ls:SID"). */
+int bee_vfs__list(const char *sid, const struct bee_vfs_opts *opts, struct bee_vfs_change **out, size_t *n,
+		  struct bee_error *e);
+void bee_vfs__changes_free(struct bee_vfs_change *v, size_t n);
+/* A unified diff of each change to opts->out_fd (diff(1) -u for the
+ * bytes; one line for a binary file, a mode change, a directory or a
+ * deletion of one). */
+int bee_vfs__diff(const char *sid, const struct bee_vfs_opts *opts, struct bee_error *e);
+/* The changes as a tar file (pax): each added or modified file, directory
+ * and symlink with its mode, owner and time; each deletion as an empty
+ * ".wh.NAME" beside it (the OCI layer convention); paths below the
+ * archive's root are the absolute paths without their first '/'. */
+int bee_vfs__snapshot(const char *sid, const char *tar_path, const struct bee_vfs_opts *opts, struct bee_error *e);
+/* Drops every change: a live session's tools see the real directories
+ * from their next path lookup on (a new overlay over a fresh upper layer
+ * is mounted over the old one inside the session's mount namespace); an
+ * ended session's overlays are removed from the state directory. */
+int bee_vfs__reset(const char *sid, const struct bee_vfs_opts *opts, struct bee_error *e);
+/* Writes the changes (opts->paths: those at or below them) to the real
+ * directories, refusing with stage VFS and changing nothing when a
+ * directory changed underneath: a path to write or its directory whose
+ * change time is later than the session's start (or the last apply).
+ * Returns how many changes it wrote. After a whole apply the session's
+ * changes are dropped as by reset (the tools see the same tree). */
+int bee_vfs__apply(const char *sid, const struct bee_vfs_opts *opts, struct bee_error *e);
+/* A live session's overlays taken away: later writes go to the real
+ * directories, as far as the policy and its mounts allow them. The
+ * changes made until then stay for ls, diff, apply and reset. */
+int bee_vfs__disable(const char *sid, const struct bee_vfs_opts *opts, struct bee_error *e);
+/* Removes the overlays of sessions that are not live and whose changes are
+ * older than max_age_s seconds (their last change of state: start, apply,
+ * reset). Returns how many. */
+int bee_vfs__gc(const char *state_dir, unsigned long long max_age_s, bee_warn_fn warn, void *warn_ctx,
+		struct bee_error *e);
 
 #endif

@@ -150,6 +150,17 @@ static bool ll_remounted(int fd)
 	return fstatfs(fd, &sf) == 0 && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
+/* path is at or below one of the session's overlays */
+static bool ll_overlaid(const struct bee_ll_lates *late, const char *path)
+{
+	for (size_t i = 0; i < late->noverlaid; i++) {
+		size_t n = strlen(late->overlaid[i]);
+		if (strncmp(path, late->overlaid[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
 static int ll_late_push(struct bee_ll_lates *late, const struct beec_ll_rule *r, uint64_t handled)
 {
 	struct bee_ll_late *v = realloc(late->v, (late->n + 1) * sizeof(*v));
@@ -157,6 +168,7 @@ static int ll_late_push(struct bee_ll_lates *late, const struct beec_ll_rule *r,
 		return -ENOMEM;
 	late->v = v;
 	struct bee_ll_late *l = &v[late->n];
+	*l = (struct bee_ll_late){ 0 };
 	if (!(l->path = strdup(r->path)))
 		return -ENOMEM;
 	l->rule = r->rule;
@@ -199,7 +211,8 @@ int bee_landlock_late_add(int rfd, const struct bee_ll_lates *late, const char *
 			}
 			continue;
 		}
-		struct ll_path_beneath pb = { .allowed_access = ll_rule_access(l->perms, dir, l->handled),
+		struct ll_path_beneath pb = { .allowed_access = l->access ? l->access
+									  : ll_rule_access(l->perms, dir, l->handled),
 					      .parent_fd = pfd };
 		int r = pb.allowed_access ? (int)syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0)
 					  : 0;
@@ -299,6 +312,10 @@ static int ll_apply_rule(void *ctx, const struct beec_ll_rule *r, int dirfd, con
 		else
 			return 0;
 	}
+	/* inside an overlay the tool sees the overlay's inodes: init binds
+	 * the rule again there (vfs.c), and the host's inode keeps it too */
+	if (a->late && ll_overlaid(a->late, r->path) && ll_late_push(a->late, r, a->handled) < 0)
+		return bee_fail(a->e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
 	struct ll_path_beneath pb = { .allowed_access = ll_rule_access(r->rights, r->dir, a->handled) };
 	if (!pb.allowed_access)
 		return 0;
@@ -423,10 +440,29 @@ static int harden_add(int rfd, const char *path, uint64_t access, unsigned rule,
 struct harden_ctx {
 	int rfd;
 	uint64_t handled, beneath;
+	struct bee_ll_lates *late;          /* NULL: no overlay */
 	bee_warn_fn warn;
 	void *warn_ctx;
 	struct bee_error *e;
 };
+
+/* harden_add, and the same rule bound again inside the session when path
+ * is at or below an overlay (its inodes are not the real ones) */
+static int harden_add_late(struct harden_ctx *h, const char *path, bool dir, uint64_t access, unsigned rule)
+{
+	if (h->late && ll_overlaid(h->late, path)) {
+		struct bee_ll_late *v = realloc(h->late->v, (h->late->n + 1) * sizeof(*v));
+		if (!v)
+			return bee_fail(h->e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
+		h->late->v = v;
+		v[h->late->n] = (struct bee_ll_late){ .path = strdup(path), .rule = rule, .beneath = dir,
+						      .handled = h->handled, .access = access };
+		if (!v[h->late->n].path)
+			return bee_fail(h->e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
+		h->late->n++;
+	}
+	return harden_add(h->rfd, path, access, rule, h->e);
+}
 
 /* One write prefix's namespace rights (bee_write_prefixes_each's fn). */
 static int harden_prefix(void *ctx, const struct bee_mf_rule *r, const struct beec_prefix *px)
@@ -444,11 +480,11 @@ static int harden_prefix(void *ctx, const struct bee_mf_rule *r, const struct be
 				  missing ? "cannot be found" : "is not a directory");
 			return 0;
 		}
-		return harden_add(h->rfd, path, h->beneath, r->index, h->e);
+		return harden_add_late(h, path, true, h->beneath, r->index);
 	}
 	if (stat(path, &st) == 0) {
 		uint64_t file = h->handled & (LL_FS_TRUNCATE | LL_FS_IOCTL_DEV);
-		return S_ISDIR(st.st_mode) || !file ? 0 : harden_add(h->rfd, path, file, r->index, h->e);
+		return S_ISDIR(st.st_mode) || !file ? 0 : harden_add_late(h, path, false, file, r->index);
 	}
 	/* missing: it may be created, nothing else in its directory */
 	char dir[PATH_MAX];
@@ -465,11 +501,20 @@ static int harden_prefix(void *ctx, const struct bee_mf_rule *r, const struct be
 			  r->index, r->text, dir);
 		return 0;
 	}
-	return harden_add(h->rfd, dir, LANDLOCK_ACCESS_FS_MAKE_REG, r->index, h->e);
+	return harden_add_late(h, dir, true, LANDLOCK_ACCESS_FS_MAKE_REG, r->index);
 }
+
+static int hardening_build(const struct bee_manifest *m, int abi, int *out, struct bee_ll_lates *late,
+			   bee_warn_fn warn, void *warn_ctx, struct bee_error *e);
 
 int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_warn_fn warn,
 			   void *warn_ctx, struct bee_error *e)
+{
+	return hardening_build(m, abi, out, NULL, warn, warn_ctx, e);
+}
+
+static int hardening_build(const struct bee_manifest *m, int abi, int *out, struct bee_ll_lates *late,
+			   bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_LANDLOCK);
 	*out = -1;
@@ -485,7 +530,7 @@ int bee_landlock_hardening(const struct bee_manifest *m, int abi, int *out, bee_
 		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "landlock_create_ruleset (ABI %d): %s", abi,
 				strerror(-err));
 	}
-	struct harden_ctx h = { .rfd = rfd, .handled = handled, .beneath = beneath, .warn = warn,
+	struct harden_ctx h = { .rfd = rfd, .handled = handled, .beneath = beneath, .late = late, .warn = warn,
 				.warn_ctx = warn_ctx, .e = e };
 	/* fail closed: a write rule whose prefix cannot be found would be
 	 * refused namespace changes it may need, or worse, guessed */
@@ -526,6 +571,13 @@ int bee_write_prefixes_each(const struct bee_manifest *m, enum bee_stage st, bee
 int bee_landlock_harden_session(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
 				bee_warn_fn warn, void *warn_ctx, struct bee_error *e)
 {
+	return bee_landlock_harden_session_late(m, opt_out, abi, fd, NULL, warn, warn_ctx, e);
+}
+
+int bee_landlock_harden_session_late(const struct bee_manifest *m, bool opt_out, int *abi, int *fd,
+				     struct bee_ll_lates *late, bee_warn_fn warn, void *warn_ctx,
+				     struct bee_error *e)
+{
 	*fd = -1;
 	*abi = 0;
 	if (opt_out) {
@@ -540,7 +592,7 @@ int bee_landlock_harden_session(const struct bee_manifest *m, bool opt_out, int 
 				"Landlock is not enabled in this kernel: under bpf-lsm it restricts link, rename, "
 				"unlink, mkdir and truncate, which the BPF hooks cannot decide "
 				"(--no-landlock-hardening runs without it)");
-	int err = bee_landlock_hardening(m, a, fd, warn, warn_ctx, e);
+	int err = hardening_build(m, a, fd, late, warn, warn_ctx, e);
 	if (err)
 		return err;
 	/* below ABI 3 truncate(2) stays open (docs/decisions.md, Known gaps) */

@@ -25,6 +25,15 @@
  *   5. a new /proc of the session's pid namespace, read-only unless a
  *      write grant reaches into /proc
  *
+ * With --overlay (vfs.c), before step 2 each DIR and STATE/vfs/ID (where
+ * the upper layers are) are opened and the latter cloned while it is
+ * writable; after step 4 the clone is moved back under the state
+ * directory's cover and each DIR gets an overlayfs over the real one
+ * (through the descriptors: the paths are covered by then), read-write
+ * when a write grant's place is at, above or below DIR. init keeps those
+ * descriptors for the session's life: reset mounts a fresh overlay through
+ * them from outside.
+ *
  * So outside the write grants every metadata change, truncate, create,
  * unlink and rename fails with EROFS whatever the kernel's LSMs can do;
  * inside them Landlock or the BPF LSM hooks decide. Device nodes, FIFOs and
@@ -33,6 +42,7 @@
  * needs no writable mount.
  */
 #include "internal.h"
+#include "vfs.h"
 
 #include "libbeec.h"
 
@@ -55,10 +65,19 @@ struct path_list {
 	size_t n, cap;
 };
 
+struct mountns_overlay {
+	char *dir;
+	char upper[32], work[32];   /* below the session's vfs root: "N/upper.0" */
+	bool rw;
+};
+
 struct bee_mountns {
 	struct path_list covers, cgroup2, writes;
 	bool proc_rw;               /* a write grant reaches into /proc */
 	bool tree_rw;               /* a write grant of "/" itself: nothing turns read-only */
+	char *vfs_root;             /* STATE/vfs/ID: the upper layers (NULL: no overlay) */
+	struct mountns_overlay ov[BEE_VFS_MAX];
+	size_t nov;
 };
 
 static int list_add(struct path_list *l, const char *path)
@@ -251,6 +270,58 @@ fail:
 	return err;
 }
 
+int bee_mountns_overlays(struct bee_mountns *ns, struct bee_vfs *v, struct bee_error *e)
+{
+	size_t n = bee_vfs_count(v);
+	if (!n)
+		return 0;
+	if (!(ns->vfs_root = strdup(bee_vfs_root(v))))
+		return bee_fail(e, BEE_STAGE_NAMESPACE, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const char *dir = bee_vfs_dir(v, i);
+		struct mountns_overlay *o = &ns->ov[i];
+		for (size_t c = 0; c < ns->covers.n; c++)
+			if (path_under(dir, ns->covers.v[c]))
+				return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "--overlay '%s': it lies in '%s', which bee "
+						"covers in every session", dir, ns->covers.v[c]);
+		if (path_under(dir, "/proc"))
+			return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "--overlay '%s': /proc cannot be overlaid", dir);
+		if (!(o->dir = strdup(dir)))
+			return bee_fail(e, BEE_STAGE_NAMESPACE, -ENOMEM, "out of memory");
+		snprintf(o->upper, sizeof(o->upper), "%zu/upper.0", i);
+		snprintf(o->work, sizeof(o->work), "%zu/work.0", i);
+		/* writable as the tree there would be: the policy's rules
+		 * decide inside it, the mount only where nothing may write */
+		o->rw = ns->tree_rw;
+		for (size_t k = 0; k < ns->writes.n; k++)
+			o->rw |= path_under(ns->writes.v[k], dir) || path_under(dir, ns->writes.v[k]);
+		bee_vfs_set_writable(v, i, o->rw);
+		ns->nov++;
+	}
+	return 0;
+}
+
+/* "/proc/self/fd/N" and "/proc/self/fd/N/TAIL" without stdio: init only
+ * makes system calls */
+static void fd_path(char *buf, size_t size, int fd, const char *tail)
+{
+	static const char head[] = "/proc/self/fd/";
+	char digits[12];
+	size_t nd = 0, off = 0;
+	do
+		digits[nd++] = (char)('0' + fd % 10);
+	while ((fd /= 10) && nd < sizeof(digits));
+	for (size_t i = 0; head[i] && off + 1 < size; i++)
+		buf[off++] = head[i];
+	while (nd && off + 1 < size)
+		buf[off++] = digits[--nd];
+	if (tail && off + 1 < size)
+		buf[off++] = '/';
+	for (size_t i = 0; tail && tail[i] && off + 1 < size; i++)
+		buf[off++] = tail[i];
+	buf[off] = '\0';
+}
+
 /* glibc 2.36 has wrappers of the new mount API, static builds of older
  * ones may not: syscall() */
 static int sys_open_tree(const char *path, unsigned flags)
@@ -300,9 +371,56 @@ out:
 	return err;
 }
 
+/* Before the covers: the real DIRs and STATE/vfs/ID opened, the latter
+ * cloned while it is writable. The descriptors stay init's (O_CLOEXEC). */
+static int overlays_open(const struct bee_mountns *ns, int *tfd, int *vfd, int *lfd, const char **what)
+{
+	if (!ns->nov)
+		return 0;
+	*tfd = open(ns->vfs_root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	*vfd = sys_open_tree(ns->vfs_root, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
+	if (*tfd < 0 || *vfd < 0) {
+		*what = "open_tree the session's overlay layers";
+		return -errno;
+	}
+	for (size_t i = 0; i < ns->nov; i++) {
+		if ((lfd[i] = open(ns->ov[i].dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			*what = "open an overlay's directory";
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* After the read-only pass: the layers' clone moved back (hidden under
+ * the state directory's cover, but a mount of this namespace, which
+ * overlayfs wants of its layers), then each overlay mounted over its DIR. */
+static int overlays_mount(const struct bee_mountns *ns, int tfd, int vfd, const int *lfd, const char **what)
+{
+	char lower[48], upper[96], work[96];
+	if (!ns->nov)
+		return 0;
+	if (syscall(__NR_move_mount, vfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+		*what = "move_mount the session's overlay layers";
+		return -errno;
+	}
+	for (size_t i = 0; i < ns->nov; i++) {
+		fd_path(lower, sizeof(lower), lfd[i], NULL);
+		fd_path(upper, sizeof(upper), vfd, ns->ov[i].upper);
+		fd_path(work, sizeof(work), vfd, ns->ov[i].work);
+		int err = bee_vfs_overlay_mount(lower, upper, work, !ns->ov[i].rw, ns->ov[i].dir);
+		if (err) {
+			*what = "mount an overlay";
+			return err;
+		}
+	}
+	return 0;
+}
+
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 {
 	int fds[MOUNTNS_WRITES_MAX];
+	int tfd = -1, vfd = -1, lfd[BEE_VFS_MAX];
 	size_t nfds = 0;
 	int err = 0;
 	int e = bee_fault(BEE_STAGE_NAMESPACE);
@@ -314,6 +432,8 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 		*what = "mount / private";
 		return -errno;
 	}
+	if ((err = overlays_open(ns, &tfd, &vfd, lfd, what)) < 0)
+		return err;
 	static const char *const empty[] = { "mode", "000", "size", "4k", "nr_inodes", "1", NULL };
 	for (size_t i = 0; i < ns->covers.n; i++) {
 		if ((err = mount_fresh("tmpfs", ns->covers.v[i], empty, ATTR_SAFE | MOUNT_ATTR_RDONLY)) < 0) {
@@ -348,6 +468,20 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 			goto out;
 		}
 	}
+	if ((err = overlays_mount(ns, tfd, vfd, lfd, what)) < 0)
+		goto out;
+	if (tfd >= 0)
+		close(tfd);
+	/* a working directory inherited from bee-load names the real DIR's
+	 * inode (run's tool keeps it): looked up again, it is the overlay's */
+	if (ns->nov) {
+		char cwd[PATH_MAX];
+		if (syscall(SYS_getcwd, cwd, sizeof(cwd)) > 0 && cwd[0] == '/' && chdir(cwd) < 0) {
+			err = -errno;
+			*what = "chdir into the overlay";
+			goto out;
+		}
+	}
 	if ((err = mount_fresh("proc", "/proc", NULL, ATTR_SAFE | (ns->proc_rw ? 0 : MOUNT_ATTR_RDONLY))) < 0)
 		*what = "mount /proc";
 out:
@@ -372,6 +506,12 @@ int bee_mountns_describe(const struct bee_mountns *ns, char *buf, size_t size)
 			off += (size_t)n;
 		}
 	}
+	for (size_t i = 0; i < ns->nov; i++) {
+		int k = snprintf(buf + off, size - off, "overlay %s %s\n", ns->ov[i].dir, ns->ov[i].rw ? "rw" : "ro");
+		if (k < 0 || (size_t)k >= size - off)
+			return -ENOSPC;
+		off += (size_t)k;
+	}
 	int n = snprintf(buf + off, size - off, "tree %s\nproc %s\n", ns->tree_rw ? "rw" : "ro",
 			 ns->proc_rw ? "rw" : "ro");
 	return n < 0 || (size_t)n >= size - off ? -ENOSPC : 0;
@@ -384,5 +524,8 @@ void bee_mountns_free(struct bee_mountns *ns)
 	list_fini(&ns->covers);
 	list_fini(&ns->cgroup2);
 	list_fini(&ns->writes);
+	for (size_t i = 0; i < ns->nov; i++)
+		free(ns->ov[i].dir);
+	free(ns->vfs_root);
 	free(ns);
 }

@@ -21,6 +21,7 @@
  */
 #include "internal.h"
 #include "libbeec.h"
+#include "vfs.h"
 
 #include "bee_audit.h"
 #include "bee_names.h"
@@ -67,6 +68,8 @@ struct bee_session {
 	struct bee_ll_lates ll_late;        /* rules init adds on its own /proc, cgroup2 */
 	struct bee_user user;
 	struct bee_mountns *mountns;        /* init's, planned here */
+	struct bee_vfs *vfs;                /* --overlay (vfs.c); NULL: none */
+	const char **overlay_dirs;          /* their dirs, for the late Landlock rules */
 	struct bee_seccomp filter;          /* the tool's, in init's copy of this memory */
 	struct bee_init init;
 
@@ -316,6 +319,28 @@ static int landlock_steps(struct bee_session *s, const struct bee_session_opts *
 	return err;
 }
 
+/* The session's overlays (vfs.c): their layers made before init's plan,
+ * their dirs kept for the Landlock rules bound inside them. */
+static int vfs_open(struct bee_session *s, const struct bee_session_opts *o, struct bee_error *e)
+{
+	if (!o->noverlays)
+		return 0;
+	struct bee_vfs_open_opts vo = {
+		.specs = o->overlays, .n = o->noverlays, .policy = s->mf.name, .audit_log = s->log.path,
+		.audit_detail = o->audit_detail, .warn = s->warn, .warn_ctx = s->warn_ctx,
+	};
+	int err = bee_vfs_open(s->state_dir, s->id, &vo, &s->vfs, e);
+	if (err)
+		return err;
+	if (!(s->overlay_dirs = calloc(bee_vfs_count(s->vfs), sizeof(char *))))
+		return bee_fail(e, BEE_STAGE_VFS, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < bee_vfs_count(s->vfs); i++)
+		s->overlay_dirs[i] = bee_vfs_dir(s->vfs, i);
+	s->ll_late.overlaid = s->overlay_dirs;
+	s->ll_late.noverlaid = bee_vfs_count(s->vfs);
+	return 0;
+}
+
 static int open_steps(struct bee_session *s, const char *pack_path, const struct bee_session_opts *o,
 		      struct bee_error *e)
 {
@@ -323,6 +348,12 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	int err = bee_pack_load(pack_path, &s->pack, &s->mf, e);
 	if (err)
 		return err;
+	/* a bad --overlay is refused before anything is made */
+	for (size_t i = 0; i < o->noverlays; i++) {
+		struct bee_vfs_spec sp;
+		if ((err = bee_vfs_spec_parse(o->overlays[i], &sp, e)) < 0)
+			return err;
+	}
 	/* inside a session: proved its subset, before anything is created */
 	/* resolved before anything exists that would need undoing */
 	if ((err = bee_user_resolve(o->user, &s->user, s->warn, s->warn_ctx, e)) < 0)
@@ -381,11 +412,18 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	 * is ready made, from the state directory's cache after the first
 	 * session */
 	if ((err = bee_seccomp_get(s->state_dir, s->mf.syscalls_allowed, &s->filter, e)) < 0 ||
-	    (err = bee_mountns_plan(&s->mf, s->state_dir, &s->mountns, e)) < 0)
+	    (err = vfs_open(s, o, e)) < 0 ||
+	    (err = bee_mountns_plan(&s->mf, s->state_dir, &s->mountns, e)) < 0 ||
+	    (s->vfs && (err = bee_mountns_overlays(s->mountns, s->vfs, e)) < 0))
 		return err;
 	struct bee_init_spec is = { .cgroup_fd = s->cgroup_fd, .mountns = s->mountns, .filter = &s->filter.prog };
 	if ((err = bee_init_start(&is, &s->init, e)) < 0)
 		return err;
+	if (s->vfs) {
+		if ((err = bee_vfs_started(s->vfs, s->init.pid)) < 0)
+			return bee_fail(e, BEE_STAGE_VFS, err, "'%s/vfs.json': %s", bee_vfs_root(s->vfs), strerror(-err));
+		bee_vfs_started_audit(s->vfs);
+	}
 	s->rb = ring_buffer__new(bee_slot_audit_fd(s->slot), on_event, s, NULL);
 	if (!s->rb)
 		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer '%s': %s", bee_map_name(BEE_MAP_AUDIT),
@@ -394,8 +432,8 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 		return err;
 	/* bpf-lsm: link, rename, unlink, mkdir, truncate by Landlock (ll.c) */
 	if (s->backend == BEE_BACKEND_BPF_LSM &&
-	    ((err = bee_landlock_harden_session(&s->mf, o->no_landlock_hardening, &s->ll_abi, &s->ruleset_fd,
-						s->warn, s->warn_ctx, e)) < 0 ||
+	    ((err = bee_landlock_harden_session_late(&s->mf, o->no_landlock_hardening, &s->ll_abi, &s->ruleset_fd,
+						     &s->ll_late, s->warn, s->warn_ctx, e)) < 0 ||
 	     (s->log.fd >= 0 && (err = kaudit_start(s, e)) < 0)))
 		return err;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -755,6 +793,10 @@ void bee_session__close(struct bee_session *s)
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
 	bee_init_reap(&s->init);
+	/* its mount namespace is gone: the overlays' changes stay on disk for
+	 * the vfs commands (a session that changed nothing leaves nothing) */
+	bee_vfs_close(s->vfs);
+	free(s->overlay_dirs);
 	/* no task of the session is left: its entries and its own copies go,
 	 * then its cgroup (gc finds the entries of a session by its cgroup) */
 	bee_slot_close(s->slot);
