@@ -52,7 +52,8 @@
 	X(WALK, bee_walk, BEE_MAPF_LSM_ONLY)               /* per-CPU path walk buffer */
 /* Images without a BPF map. */
 #define BEE_IMAGE_MAPS(X)                                                                          \
-	X(ENV, bee_env, BEE_MAPF_IMAGE | BEE_MAPF_NO_MAP)  /* the env automaton (launcher) */
+	X(ENV, bee_env, BEE_MAPF_IMAGE | BEE_MAPF_NO_MAP)  /* the env automaton (launcher) */ \
+	X(HOSTS, bee_hosts, BEE_MAPF_IMAGE | BEE_MAPF_NO_MAP) /* host names (the DNS stub) */
 #define BEE_MAPS(X) BEE_BPF_MAPS(X) BEE_IMAGE_MAPS(X)
 
 enum bee_map_id {
@@ -319,6 +320,7 @@ static inline const char *bee_loader_const_name(enum bee_loader_const_id c)
 	X(NET_CONNECT, NET, "connect")            \
 	X(NET_BIND, NET, "bind")                  \
 	X(NET_DENY, NET, "deny")                  \
+	X(NET_HOST, NET, "connect")  /* a host name: the policy key is connect's */ \
 	X(ENV_ALLOW, ENV, "allow")                \
 	X(ENV_SET, ENV, "set")
 
