@@ -24,7 +24,8 @@ static const char usage_text[] =
 	"usage: bee-load check [--json]\n"
 	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
-	"                    [--user USER|UID[:GID]] PACK -- CMD [ARGS]...\n"
+	"                    [--user USER|UID[:GID]] [--dns-upstream ADDR[:PORT]]\n"
+	"                    [--dns-ttl-floor SECONDS] PACK -- CMD [ARGS]...\n"
 	"       bee-load start [options of run] PACK\n"
 	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
 	"       bee-load stop [--state-dir DIR] SESSION\n"
@@ -70,6 +71,12 @@ static const char help_text[] =
 	"                        false), bpf-lsm, or landlock (fs and exec by Landlock,\n"
 	"                        [net] by cgroup programs; only for policies Landlock\n"
 	"                        can express)\n"
+	"  --dns-upstream ADDR[:PORT]\n"
+	"                        a policy with host names: the resolver the session's DNS\n"
+	"                        stub asks (default: /etc/resolv.conf's first nameserver)\n"
+	"  --dns-ttl-floor SECONDS\n"
+	"                        an answered address of a policy's name stays admitted at\n"
+	"                        least this long (default 30)\n"
 	"  --no-landlock-hardening\n"
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
 	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
@@ -122,11 +129,12 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_DNS_UPSTREAM, OPT_DNS_TTL_FLOOR };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening, packs;
-	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user;
+	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *dns_upstream;
+	unsigned dns_ttl_floor;
 	const char **env;
 	size_t nenv;
 };
@@ -145,10 +153,13 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "packs", no_argument, NULL, OPT_PACKS },
+		{ "dns-upstream", required_argument, NULL, OPT_DNS_UPSTREAM },
+		{ "dns-ttl-floor", required_argument, NULL, OPT_DNS_TTL_FLOOR },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir", "no-landlock-hardening", "config", "user", "packs" };
+					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
+					     "dns-upstream", "dns-ttl-floor" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -196,6 +207,17 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
 			break;
+		case OPT_DNS_UPSTREAM:
+			a->dns_upstream = optarg;
+			break;
+		case OPT_DNS_TTL_FLOOR: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 86400)
+				return usage_error("--dns-ttl-floor expects seconds from 1 to 86400, got '%s'", optarg);
+			a->dns_ttl_floor = (unsigned)v;
+			break;
+		}
 		case OPT_USER:
 			if (!config_user_ok(optarg))
 				return usage_error("--user expects USER, UID, USER:GROUP or UID:GID, got '%s'", optarg);
@@ -317,7 +339,8 @@ static int64_t now_ms(void)
 }
 
 /* The options run and start take. */
-#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user"
+#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user " \
+	"dns-upstream dns-ttl-floor"
 
 /* The options of a session that run and start open, from the command
  * line and the configuration. */
@@ -332,6 +355,7 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 		.bpffs = config_str(c, CONFIG_BPFFS), .state_dir = config_str(c, CONFIG_STATE_DIR),
 		.warn = warn_stderr, .no_landlock_hardening = a->no_ll_hardening,
 		.landlock_fallback = config_bool(c, CONFIG_FALLBACK), .user = config_str(c, CONFIG_USER),
+		.dns_upstream = a->dns_upstream, .dns_ttl_floor = a->dns_ttl_floor,
 	};
 }
 

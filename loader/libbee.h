@@ -88,6 +88,8 @@
 	X(GUARD, 82, "guard", "the global BPF LSM programs that guard bee's objects cannot be loaded or attached") \
 	X(SUPERVISOR, 83, "supervisor", "start: the session's supervisor cannot be made, or its socket cannot be " \
 	  "created")                                                                               \
+	X(DNS, 84, "dns", "the policy names hosts and the session's DNS stub cannot be set up (no upstream, "  \
+	  "its sockets, its maps)")                                                                 \
 	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
 
 enum bee_stage {
@@ -202,6 +204,12 @@ struct bee_session_opts {
 	 * caller that is not root keeps its own ids (and may name only
 	 * itself). Stage USER when it cannot be resolved or switched to. */
 	const char *user;
+	/* A policy with host names in [net] connect: the resolver the session's
+	 * DNS stub asks, "ADDR[:PORT]" (NULL: /etc/resolv.conf's first
+	 * nameserver), and the seconds an answered address stays admitted at
+	 * least (0: 30); docs/bee-load.md "Host names and the session's DNS" */
+	const char *dns_upstream;
+	unsigned dns_ttl_floor;
 };
 
 struct bee_session;

@@ -49,7 +49,8 @@
 	X(LOST, bee_lost, BEE_MAPF_SESSION)                /* per-CPU count of lost records */    \
 	X(SELF_CG, bee_self_cg, BEE_MAPF_LSM_ONLY)         /* the pack's cgroup */                \
 	X(SB, bee_sb, BEE_MAPF_LSM_ONLY)                   /* the mounts' paths */                \
-	X(WALK, bee_walk, BEE_MAPF_LSM_ONLY)               /* per-CPU path walk buffer */
+	X(WALK, bee_walk, BEE_MAPF_LSM_ONLY)               /* per-CPU path walk buffer */  \
+	X(DNS_ORIG, bee_dns_orig, 0)                       /* per socket: a redirected query's server */
 /* Images without a BPF map. */
 #define BEE_IMAGE_MAPS(X)                                                                          \
 	X(ENV, bee_env, BEE_MAPF_IMAGE | BEE_MAPF_NO_MAP)  /* the env automaton (launcher) */ \
@@ -136,6 +137,8 @@ static inline int bee_map_find(const char *name)
 	X(SENDMSG6, bee_sendmsg6, "cgroup/sendmsg6", 0)                                                \
 	X(BIND4, bee_bind4, "cgroup/bind4", 0)                                                         \
 	X(BIND6, bee_bind6, "cgroup/bind6", 0)                                                         \
+	X(RECVMSG4, bee_recvmsg4, "cgroup/recvmsg4", 0)                                                \
+	X(RECVMSG6, bee_recvmsg6, "cgroup/recvmsg6", 0)                                                \
 	/* the global BPF LSM programs (bee_guard.bpf.h): no lsm_cgroup slot */                       \
 	X(PATH_CHMOD, bee_path_chmod, "lsm/path_chmod", BEE_PROGF_LSM)                                 \
 	X(PATH_CHOWN, bee_path_chown, "lsm/path_chown", BEE_PROGF_LSM)                                 \
