@@ -4,9 +4,9 @@
  *   bee_session__open    pack -> user -> nesting -> gate -> the pack's load (made
  *                        once: load, maps, pin, attach, guard; cache.c) -> registry
  *                        -> audit log -> cgroup (a child of the pack's) -> the
- *                        session's map entries -> its pin folder -> its DNS stub
- *                        (a policy with host names: dns.c) -> seccomp
- *                        filter, mount plan, init -> Landlock ruleset
+ *                        session's map entries -> its pin folder -> seccomp
+ *                        filter, mount plan, init -> its DNS stub (a policy
+ *                        with host names: dns.c) -> Landlock ruleset
  *   bee_session__spawn   environment -> the plan to init (made at open: new pid, mount
  *                        and cgroup namespaces, in the cgroup) -> hardened tool -> exec;
  *                        bee_session_tool_start, which a supervisor's exec
@@ -400,14 +400,6 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if ((err = bee_pin_folder_make(s->reg.bpffs, false, e)) < 0)
 		return err;
 	s->pin_dir_made = true;
-	/* host names: the session's DNS goes to a stub of its own from here */
-	struct bee_dns_spec ds = {
-		.pack = s->pack, .cache_dir = s->reg.cache, .session_dir = s->reg.bpffs, .sess = bee_slot_key(s->slot),
-		.upstream = o->dns_upstream, .ttl_floor_s = o->dns_ttl_floor, .audit = on_resolve, .audit_ctx = s,
-		.warn = s->warn, .warn_ctx = s->warn_ctx,
-	};
-	if ((err = bee_dns_open(&ds, &s->dns, e)) < 0)
-		return err;
 	/* init builds its namespaces and mounts while the ring buffer and the
 	 * Landlock ruleset are made below (the other core's work); the filter
 	 * is ready made, from the state directory's cache after the first
@@ -417,6 +409,16 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 		return err;
 	struct bee_init_spec is = { .cgroup_fd = s->cgroup_fd, .mountns = s->mountns, .filter = &s->filter.prog };
 	if ((err = bee_init_start(&is, &s->init, e)) < 0)
+		return err;
+	/* host names: the session's DNS goes to a stub of its own from here,
+	 * a thread made after init, which is cloned from this process and
+	 * forks the tools (a lock a thread held at the clone stays held) */
+	struct bee_dns_spec ds = {
+		.pack = s->pack, .cache_dir = s->reg.cache, .session_dir = s->reg.bpffs, .sess = bee_slot_key(s->slot),
+		.upstream = o->dns_upstream, .ttl_floor_s = o->dns_ttl_floor, .audit = on_resolve, .audit_ctx = s,
+		.warn = s->warn, .warn_ctx = s->warn_ctx,
+	};
+	if ((err = bee_dns_open(&ds, &s->dns, e)) < 0)
 		return err;
 	s->rb = ring_buffer__new(bee_slot_audit_fd(s->slot), on_event, s, NULL);
 	if (!s->rb)
