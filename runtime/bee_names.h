@@ -135,10 +135,10 @@ static inline int bee_map_find(const char *name)
 	X(CONNECT6, bee_connect6, "cgroup/connect6", 0)                                                \
 	X(SENDMSG4, bee_sendmsg4, "cgroup/sendmsg4", 0)                                                \
 	X(SENDMSG6, bee_sendmsg6, "cgroup/sendmsg6", 0)                                                \
-	X(BIND4, bee_bind4, "cgroup/bind4", 0)                                                         \
-	X(BIND6, bee_bind6, "cgroup/bind6", 0)                                                         \
 	X(RECVMSG4, bee_recvmsg4, "cgroup/recvmsg4", 0)                                                \
 	X(RECVMSG6, bee_recvmsg6, "cgroup/recvmsg6", 0)                                                \
+	X(BIND4, bee_bind4, "cgroup/bind4", 0)                                                         \
+	X(BIND6, bee_bind6, "cgroup/bind6", 0)                                                         \
 	/* the global BPF LSM programs (bee_guard.bpf.h): no lsm_cgroup slot */                       \
 	X(PATH_CHMOD, bee_path_chmod, "lsm/path_chmod", BEE_PROGF_LSM)                                 \
 	X(PATH_CHOWN, bee_path_chown, "lsm/path_chown", BEE_PROGF_LSM)                                 \
