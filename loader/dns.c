@@ -216,6 +216,11 @@ static long addr_slot(struct bee_dns *d, uint8_t family, uint8_t proto, const ui
 static void ports_set(uint8_t *bits, unsigned lo, unsigned hi, bool on)
 {
 	for (unsigned p = lo; p <= hi; p++) {
+		if (p % 8 == 0 && p + 7 <= hi) {   /* a whole byte at once */
+			bits[p / 8] = on ? 0xff : 0;
+			p += 7;
+			continue;
+		}
 		if (on)
 			bits[p / 8] |= (uint8_t)(1u << (p % 8));
 		else
@@ -267,7 +272,7 @@ static int addr_write(struct bee_dns *d, uint32_t i)
 	struct bee_net_value v = { .prov = BEE_NET_PROV_HOST | (uint32_t)last };
 	for (unsigned p = 0; p < 65536;) {
 		if (!(bits[p / 8] & (1u << (p % 8)))) {
-			p++;
+			p = p % 8 == 0 && !bits[p / 8] ? p + 8 : p + 1;   /* a byte of none at once */
 			continue;
 		}
 		unsigned lo = p;
@@ -326,7 +331,9 @@ static void admit(struct bee_dns *d, const struct bee_host_rec *h, const char *h
 		}
 		if (expires > m->expires_ms)
 			m->expires_ms = expires;
-		err = addr_write(d, (uint32_t)slot);
+		/* an answer again for a live admission only lasts longer: its
+		 * entry holds its ports already */
+		err = hit >= 0 ? 0 : addr_write(d, (uint32_t)slot);
 		if (err && hit < 0) {
 			m->live = false;
 			addr_write(d, (uint32_t)slot);

@@ -13,6 +13,9 @@
  *   bee-probe resolve-tcp NAME            the same query over tcp (res_nquery
  *                                         with RES_USEVC): "ok ADDR"
  *   bee-probe resolve-time NAME N         N getaddrinfo calls; the mean ns
+ *   bee-probe dns-time ADDR PORT NAME N   N udp queries for NAME's A record
+ *                                         to the server ADDR:PORT (res_nquery);
+ *                                         the mean ns (benchmarks)
  *   bee-probe env NAME                    the value, or "absent"
  *   bee-probe wait PATH [SECONDS]         until PATH exists
  *   bee-probe hardening                   no_new_privs, capabilities,
@@ -383,6 +386,31 @@ int main(int argc, char **argv)
 		return do_resolve(argv[2]);
 	if (!strcmp(c, "resolve-tcp") && argc == 3)
 		return do_resolve_tcp(argv[2]);
+	if (!strcmp(c, "dns-time") && argc == 6) {
+		struct __res_state st;
+		unsigned char ans[4096];
+		memset(&st, 0, sizeof(st));
+		if (res_ninit(&st) < 0)
+			return say(EIO);
+		st.nscount = 1;
+		st.nsaddr_list[0].sin_family = AF_INET;
+		st.nsaddr_list[0].sin_port = htons((unsigned short)atoi(argv[3]));
+		inet_pton(AF_INET, argv[2], &st.nsaddr_list[0].sin_addr);
+		st.retry = 1;
+		long n = atol(argv[5]);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < n; i++)
+			if (res_nquery(&st, argv[4], ns_c_in, ns_t_a, ans, sizeof(ans)) < 0) {
+				printf("no answer\n");
+				return 1;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		res_nclose(&st);
+		printf("%lld\n", ((long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec)) /
+				       (n > 0 ? n : 1));
+		return 0;
+	}
 	if (!strcmp(c, "resolve-time") && argc == 4) {
 		long n = atol(argv[3]);
 		char a[64];
