@@ -49,6 +49,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -759,7 +760,14 @@ int bee_dns_open(const struct bee_dns_spec *sp, struct bee_dns **out, struct bee
 		err = bee_fail(e, BEE_STAGE_DNS, -errno, "pipe: %s", strerror(errno));
 		goto fail;
 	}
-	if ((err = pthread_create(&d->thread, NULL, dns_main, d)) != 0) {
+	/* the thread takes no signal: the process's handlers and signalfd
+	 * (supervisor.c) stay the main thread's */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&d->thread, NULL, dns_main, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err != 0) {
 		err = bee_fail(e, BEE_STAGE_DNS, -err, "the stub's thread: %s", strerror(err));
 		goto fail;
 	}
