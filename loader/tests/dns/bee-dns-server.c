@@ -157,14 +157,26 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	qlog = fopen(argv[2], "a");
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct sockaddr_in sa;
 	socklen_t sl = sizeof(sa);
-	int u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), t = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	int one = 1;
-	setsockopt(t, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (!qlog || u < 0 || t < 0 || bind(u, (struct sockaddr *)&sa, sl) < 0 ||
-	    getsockname(u, (struct sockaddr *)&sa, &sl) < 0 || bind(t, (struct sockaddr *)&sa, sl) < 0 ||
-	    listen(t, 16) < 0) {
+	int u = -1, t = -1, one = 1, ok = 0;
+	/* the kernel picks the udp port; tcp may find it taken: try again */
+	for (int attempt = 0; attempt < 32 && !ok && qlog; attempt++) {
+		if (u >= 0)
+			close(u);
+		if (t >= 0)
+			close(t);
+		sa = (struct sockaddr_in){ .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		sl = sizeof(sa);
+		u = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		t = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (u < 0 || t < 0)
+			break;
+		setsockopt(t, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		ok = bind(u, (struct sockaddr *)&sa, sl) == 0 && getsockname(u, (struct sockaddr *)&sa, &sl) == 0 &&
+		     bind(t, (struct sockaddr *)&sa, sl) == 0 && listen(t, 16) == 0;
+	}
+	if (!ok) {
 		fprintf(stderr, "bee-dns-server: %s\n", strerror(errno));
 		return 1;
 	}
