@@ -349,6 +349,14 @@ struct {
 	__type(value, struct bee_state);
 } bee_state SEC(".maps");
 
+/* the server a query redirected to the session's DNS stub was sent to */
+struct {
+	__uint(type, BEE_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct bee_dns_orig);
+} bee_dns_orig SEC(".maps");
+
 /* "this inode may be mapped executable" (see the design notes) */
 #define BEE_INODE_MAP_EXEC 0x1u
 struct bee_inode_rec {
@@ -1120,6 +1128,55 @@ int BPF_PROG(bee_ptrace, struct task_struct *child, unsigned int mode)
 
 /* ---- connect, sendmsg, bind ------------------------------------------------ */
 
+/* Session DNS (loader/dns.c). When the session has a stub, every query
+ * to port 53 (udp, and tcp: a connect) goes there whatever the address:
+ * the stub answers every name and admits the answers of the policy's
+ * names into the session's own bee_net4/6. The first destination is kept
+ * with the socket for recvmsg. Returns 1 when ctx was redirected. The
+ * stub is outside the session's cgroup, so its own queries upstream are
+ * not caught. An IPv6 query goes to the stub's [::1] socket, or, from a
+ * mapped address, to its IPv4 one; without a [::1] socket a native IPv6
+ * query is left to the policy (the resolver tries its next server). */
+static __always_inline int bee_dns_redirect(struct bpf_sock_addr *ctx, __u64 sess, __u32 family,
+					    const __u32 addr[4], __u32 proto)
+{
+	struct bee_state *st = bpf_map_lookup_elem(&bee_state, &sess);
+	struct bee_dns_orig *o;
+	struct bpf_sock *sk;
+	int mapped = family == 6 && bee_net_addr6_is_v4mapped(addr);
+
+	if (!st || !st->dns_port4 || (proto != BEE_NET_PROTO_TCP && proto != BEE_NET_PROTO_UDP))
+		return 0;
+	if (family == 6 && !mapped && !st->dns_port6)
+		return 0;
+	sk = ctx->sk;
+	if (!sk)
+		return 0;
+	o = bpf_sk_storage_get(&bee_dns_orig, sk, 0, BEE_LOCAL_STORAGE_GET_F_CREATE);
+	if (!o)
+		return 0;   /* no room to answer from the asked server: left to the policy */
+	o->addr[0] = addr[0];
+	o->addr[1] = addr[1];
+	o->addr[2] = addr[2];
+	o->addr[3] = addr[3];
+	o->port = (__u16)ctx->user_port;
+	o->family = (__u8)family;
+	if (family == 4) {
+		ctx->user_ip4 = st->dns_addr4;
+		ctx->user_port = st->dns_port4;
+	} else if (mapped) {
+		ctx->user_ip6[3] = st->dns_addr4;
+		ctx->user_port = st->dns_port4;
+	} else {
+		ctx->user_ip6[0] = 0;
+		ctx->user_ip6[1] = 0;
+		ctx->user_ip6[2] = 0;
+		ctx->user_ip6[3] = bpf_htonl(1);
+		ctx->user_port = st->dns_port6;
+	}
+	return 1;
+}
+
 /* One [net] decision. family is a constant after inlining, so each
  * program reads only the context fields its attach type may read. */
 static __always_inline int bee_net_hook(struct bpf_sock_addr *ctx, __u8 dir, __u32 family,
@@ -1143,10 +1200,16 @@ static __always_inline int bee_net_hook(struct bpf_sock_addr *ctx, __u8 dir, __u
 	}
 	/* only tcp and udp sockets get this far (socket_create); others match nothing */
 	sess = bee_sess();
-	net4 = bee_session_image(&bee_net4, sess);
-	net6 = bee_session_image(&bee_net6, sess);
-	if (proto <= 255 && net4 && net6)
-		bee_net_decide(net4, net6, dir, (__u8)proto, family, addr, port, &a);
+	if (dir == BEE_NET_CONNECT && port == BEE_DNS_PORT && bee_dns_redirect(ctx, sess, family, addr, proto)) {
+		/* to the session's stub: allowed, and recorded as the query it is */
+		a.allow = 1;
+		a.prov = BEE_NET_PROV_DNS;
+	} else {
+		net4 = bee_session_image(&bee_net4, sess);
+		net6 = bee_session_image(&bee_net6, sess);
+		if (proto <= 255 && net4 && net6)
+			bee_net_decide(net4, net6, dir, (__u8)proto, family, addr, port, &a);
+	}
 	if (bee_audit_wanted(a.allow ? BEE_AUDIT_ALLOW : BEE_AUDIT_DENY)) {
 		bee_event_init(&ev, hook, BEE_AUDIT_KIND_NETWORK,
 			       dir == BEE_NET_BIND ? BEE_AUDIT_ACTION_LISTEN : BEE_AUDIT_ACTION_CONNECT,
@@ -1187,6 +1250,60 @@ SEC("cgroup/sendmsg6")
 int bee_sendmsg6(struct bpf_sock_addr *ctx)
 {
 	return bee_net_hook(ctx, BEE_NET_CONNECT, 6, BEE_AUDIT_HOOK_SENDMSG6);
+}
+
+/* An answer from the session's stub to a redirected query: its source is
+ * the server the query was sent to (bee_dns_redirect). Everything else is
+ * left as it is; recvmsg programs may only return 1. */
+static __always_inline int bee_dns_answer(struct bpf_sock_addr *ctx, __u32 family)
+{
+	__u64 sess = bee_sess();
+	struct bee_state *st = bpf_map_lookup_elem(&bee_state, &sess);
+	struct bee_dns_orig *o;
+	struct bpf_sock *sk;
+	__u16 port = (__u16)ctx->user_port;
+
+	if (!st || !st->dns_port4)
+		return 1;
+	if (family == 4) {
+		if (ctx->user_ip4 != st->dns_addr4 || port != st->dns_port4)
+			return 1;
+	} else {
+		__u32 a[4] = { ctx->user_ip6[0], ctx->user_ip6[1], ctx->user_ip6[2], ctx->user_ip6[3] };
+		int mapped = bee_net_addr6_is_v4mapped(a);
+		int lo = a[0] == 0 && a[1] == 0 && a[2] == 0 && a[3] == bpf_htonl(1);
+		if (!((mapped && a[3] == st->dns_addr4 && port == st->dns_port4) ||
+		      (lo && st->dns_port6 && port == st->dns_port6)))
+			return 1;
+	}
+	sk = ctx->sk;
+	if (!sk)
+		return 1;
+	o = bpf_sk_storage_get(&bee_dns_orig, sk, 0, 0);
+	if (!o || o->family != family)
+		return 1;
+	if (family == 4) {
+		ctx->user_ip4 = o->addr[0];
+	} else {
+		ctx->user_ip6[0] = o->addr[0];
+		ctx->user_ip6[1] = o->addr[1];
+		ctx->user_ip6[2] = o->addr[2];
+		ctx->user_ip6[3] = o->addr[3];
+	}
+	ctx->user_port = o->port;
+	return 1;
+}
+
+SEC("cgroup/recvmsg4")
+int bee_recvmsg4(struct bpf_sock_addr *ctx)
+{
+	return bee_dns_answer(ctx, 4);
+}
+
+SEC("cgroup/recvmsg6")
+int bee_recvmsg6(struct bpf_sock_addr *ctx)
+{
+	return bee_dns_answer(ctx, 6);
 }
 
 SEC("cgroup/bind4")

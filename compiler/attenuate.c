@@ -3,6 +3,8 @@
 #include "attenuate.h"
 #include "mem.h"
 
+#include "bee_hosts.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,6 +68,79 @@ static int attenuate_dfa(const struct lowered *child, const struct lowered *pare
 	return 1;
 }
 
+/* The first port of [lo, hi] that no parent name covering name grants
+ * for proto, or -1 when every one is granted. */
+static long host_uncovered(const struct lowered *parent, const struct ir_host *h)
+{
+	uint32_t x = h->port_lo;
+	while (x <= h->port_hi) {
+		uint32_t next = x;
+		for (size_t i = 0; i < parent->nhosts; i++) {
+			const struct ir_host *p = &parent->hosts[i]->host;
+			if (p->proto == h->proto && p->port_lo <= x && x <= p->port_hi &&
+			    bee_host_covers(p->name, h->name) && (uint32_t)p->port_hi + 1 > next)
+				next = (uint32_t)p->port_hi + 1;
+		}
+		if (next == x)
+			return (long)x;
+		x = next;
+	}
+	return -1;
+}
+
+/* true when the child denies every endpoint of the parent's deny d within
+ * the ports [lo, hi]: one child deny holds it whole */
+static bool deny_kept(const struct lowered *child, const struct ir_net *d, uint16_t lo, uint16_t hi)
+{
+	const struct ir_policy *ir = child->ir;
+	for (size_t i = 0; i < ir->nrules; i++) {
+		const struct ir_rule *r = &ir->rules[i];
+		if (r->kind != IR_RULE_NET_DENY || r->net.family != d->family || r->net.proto != d->proto ||
+		    r->net.prefix > d->prefix || r->net.port_lo > lo || r->net.port_hi < hi)
+			continue;
+		bool in = true;
+		for (unsigned b = 0; b < r->net.prefix && in; b++)
+			in = ((r->net.addr[b / 8] ^ d->addr[b / 8]) & (0x80u >> (b % 8))) == 0;
+		if (in)
+			return true;
+	}
+	return false;
+}
+
+/* Host names: 1 and w filled at the first child name that widens. */
+static int attenuate_hosts(const struct lowered *child, const struct lowered *parent,
+			   struct attenuate_widening *w)
+{
+	for (size_t i = 0; i < child->nhosts; i++) {
+		const struct ir_rule *c = child->hosts[i];
+		const struct ir_host *h = &c->host;
+		long port = host_uncovered(parent, h);
+		const struct ir_rule *deny = NULL;
+		const struct ir_policy *pir = parent->ir;
+		for (size_t j = 0; port < 0 && j < pir->nrules && !deny; j++) {
+			const struct ir_rule *d = &pir->rules[j];
+			if (d->kind != IR_RULE_NET_DENY || d->net.proto != h->proto || d->net.port_hi < h->port_lo ||
+			    d->net.port_lo > h->port_hi)
+				continue;
+			uint16_t lo = d->net.port_lo > h->port_lo ? d->net.port_lo : h->port_lo;
+			uint16_t hi = d->net.port_hi < h->port_hi ? d->net.port_hi : h->port_hi;
+			if (!deny_kept(child, &d->net, lo, hi)) {
+				deny = d;
+				port = lo;
+			}
+		}
+		if (port < 0)
+			continue;
+		w->host = true;
+		w->child_rule = c;
+		w->parent_rule = deny;
+		snprintf(w->example, sizeof(w->example), "%s:%ld/%s", h->name, port,
+			 h->proto == IR_NET_UDP ? "udp" : "tcp");
+		return 1;
+	}
+	return 0;
+}
+
 static int attenuate_domain_body(const struct lowered *child, const struct lowered *parent,
 				 enum ir_domain d, const struct beec_limits *limits,
 				 struct attenuate_widening *w)
@@ -80,7 +155,7 @@ static int attenuate_domain_body(const struct lowered *child, const struct lower
 		return attenuate_dfa(child, parent, d, &lim, w);
 	case IR_DOMAIN_NET:
 		if (netset_subset(child->net, parent->net, &w->net))
-			return 0;
+			return attenuate_hosts(child, parent, w);
 		/* the counterexample points at the netsets' copies of the rules;
 		 * name the IR's, which outlive the lowering (beec diff frees each
 		 * re-lowered policy and keeps the widening: fuzz_diff found it) */
@@ -118,6 +193,17 @@ static void attenuate_report(const struct attenuate_widening *w, struct diag_ctx
 			   "states, more than the limit of %zu", ir_domain_name(w->domain), w->searched,
 			   w->limit);
 		beec_limit_note(dc, BEEC_LIMIT_search_states, (unsigned)w->limit);
+		return;
+	}
+	if (w->domain == IR_DOMAIN_NET && w->host) {
+		diag_error(dc, at, "child allows connect to host '%s', parent does not", w->example);
+		if (w->parent_rule) {
+			diag_note(dc, w->parent_rule->loc, "the parent denies addresses here that the name may "
+				  "resolve to, and the child does not deny them");
+		} else {
+			diag_note(dc, LOC_NONE, "no host name of the parent covers '%s' (a name never matches "
+				  "an address rule)", w->example);
+		}
 		return;
 	}
 	if (w->domain == IR_DOMAIN_NET) {

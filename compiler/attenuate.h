@@ -10,6 +10,13 @@
  *
  *   child.toml:7:11: error: child grants read on '/home/you/.ssh/id_rsa', parent does not
  *
+ * Host names of [net] connect are a set of their own: a child's name (or
+ * wildcard) with a port must be covered by a parent's name or wildcard of
+ * the same protocol ("*.d" covers the names and wildcards below d), and
+ * every parent deny that such a port meets must be a deny of the child
+ * too, since the addresses a name admits are only known at run time. A
+ * name never covers an address rule, nor an address a name.
+ *
  * [env] set values are injected context, not access to the launcher's
  * environment, and [audit] says what is logged, not what is allowed; neither
  * takes part. [syscalls] allow is a set of names: the child's must be a
@@ -29,6 +36,10 @@ struct attenuate_widening {
 	uint32_t extra;                  /* fs/exec/env: bits the parent lacks */
 	char example[4096 + 64];         /* fs/exec/env: the path or name */
 	struct netset_cex net;           /* net: the endpoint */
+	/* net: a host name the child grants beyond the parent's names (example
+	 * holds "NAME:PORT/PROTO"; parent_rule is the parent's deny the name
+	 * could cross, or NULL when no parent name covers it) */
+	bool host;
 	const struct ir_rule *child_rule;   /* the child rule that grants it */
 	const struct ir_rule *parent_rule;  /* a parent rule about it, or NULL */
 	uint32_t parent_perms;

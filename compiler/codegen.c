@@ -200,6 +200,8 @@ static void codegen_tables(const struct codegen_params *p, struct codegen_result
 		sizeof(struct bee_pin_value), p->pins ? p->pins : 1, F_RDONLY_PROG, CODEGEN_FILL_LOADER);
 	map_add(r, &mcap, BEE_MAP_STATE, CODEGEN_MAP_ARRAY, 4, sizeof(struct bee_state), 1,
 		F_RDONLY_PROG, CODEGEN_FILL_LOADER);
+	map_add(r, &mcap, BEE_MAP_DNS_ORIG, CODEGEN_MAP_SK_STORAGE, 4, sizeof(struct bee_dns_orig), 0,
+		F_NO_PREALLOC, CODEGEN_FILL_PROGRAM);
 	map_add(r, &mcap, BEE_MAP_INODE, CODEGEN_MAP_INODE_STORAGE, 4, 16, 0, F_NO_PREALLOC,
 		CODEGEN_FILL_PROGRAM);
 	if (p->pins)

@@ -115,6 +115,11 @@ static void entry_describe(const struct diff_entry *e, char *what, size_t wlen, 
 		snprintf(example, elen, "%s", bee_syscall_groups[e->group].name);
 		return;
 	}
+	if (w->domain == IR_DOMAIN_NET && w->host) {
+		snprintf(what, wlen, "net connect");
+		snprintf(example, elen, "%s", w->example);
+		return;
+	}
 	if (w->domain == IR_DOMAIN_NET) {
 		char ep[NETSET_CEX_STRLEN];
 		netset_cex_format(&w->net, ep);

@@ -92,6 +92,18 @@ void ir_net_format(const struct ir_net *n, char *buf)
 	snprintf(buf, IR_NET_STRLEN, "?");
 }
 
+void ir_host_format(const struct ir_host *h, char *buf)
+{
+	char ports[16];
+	if (h->port_lo == 0 && h->port_hi == 65535)
+		strcpy(ports, "*");
+	else if (h->port_lo == h->port_hi)
+		sprintf(ports, "%u", h->port_lo);
+	else
+		sprintf(ports, "%u-%u", h->port_lo, h->port_hi);
+	snprintf(buf, IR_HOST_STRLEN, "%s:%s/%s", h->name, ports, h->proto == IR_NET_UDP ? "udp" : "tcp");
+}
+
 const char *ir_syscalls_text(uint32_t bits, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -212,6 +224,12 @@ static void rule_text(const struct ir_rule *r, struct strbuf *b)
 		ir_net_format(&r->net, net);
 		sb_puts(b, net);
 		return;
+	case IR_RULE_NET_HOST: {
+		char host[IR_HOST_STRLEN];
+		ir_host_format(&r->host, host);
+		sb_puts(b, host);
+		return;
+	}
 	case IR_RULE_ENV_SET:
 		sb_text(b, r->text);
 		sb_putc(b, '=');

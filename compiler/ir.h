@@ -91,6 +91,15 @@ struct ir_net {
 	enum ir_net_proto proto;
 };
 
+/* One host name of [net] connect (compiler/hostname.h): the name in
+ * canonical form, one port range and a protocol. It is enforced through
+ * the session's DNS (loader/dns.c), never by the LPM tries. */
+struct ir_host {
+	const char *name;          /* canonical; "*.d" for a wildcard */
+	uint16_t port_lo, port_hi; /* inclusive */
+	enum ir_net_proto proto;
+};
+
 struct ir_rule {
 	enum ir_rule_kind kind;
 	unsigned index;            /* position in the policy, from 0 */
@@ -101,7 +110,8 @@ struct ir_rule {
 				    * the variable name for ENV_SET */
 	union {
 		struct { bool pinned; } exec;   /* EXEC_ALLOW */
-		struct ir_net net;              /* NET_* */
+		struct ir_net net;              /* NET_CONNECT, NET_BIND, NET_DENY */
+		struct ir_host host;            /* NET_HOST */
 		struct { const char *value; } env_set;  /* ENV_SET */
 	};
 };
@@ -137,5 +147,9 @@ int ir_dump(const struct ir_policy *p, FILE *out);
  * "[::1]/128:1-1024/tcp") into buf (at least IR_NET_STRLEN bytes). */
 #define IR_NET_STRLEN 80
 void ir_net_format(const struct ir_net *n, char *buf);
+/* The same for a host name ("api.github.com:443/tcp"): at least
+ * IR_HOST_STRLEN bytes. */
+#define IR_HOST_STRLEN 280
+void ir_host_format(const struct ir_host *h, char *buf);
 
 #endif

@@ -134,6 +134,7 @@ int landlock_plan_build(const struct lowered *lw, struct landlock_plan *plan)
 		case IR_RULE_NET_CONNECT:
 		case IR_RULE_NET_BIND:
 		case IR_RULE_NET_DENY:
+		case IR_RULE_NET_HOST:
 		case IR_RULE_ENV_ALLOW:
 		case IR_RULE_ENV_SET:
 		case IR_RULE_KIND_COUNT:

@@ -3,6 +3,8 @@
 #include "lower.h"
 #include "mem.h"
 
+#include "bee_hosts.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +79,7 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		case IR_RULE_NET_CONNECT:
 		case IR_RULE_NET_BIND:
 		case IR_RULE_NET_DENY:
+		case IR_RULE_NET_HOST:
 			continue;
 		case IR_RULE_KIND_COUNT:
 			abort();
@@ -96,6 +99,27 @@ static int lower_domain(const struct ir_policy *ir, enum ir_domain dom, enum dfa
 		.marks = IR_PERM_DENIED,
 	};
 	return dfa_build(rules, n, &o, out, dc);
+}
+
+/* The host names, each once, in policy order; more than the pack may
+ * carry is an error at the first one beyond the limit. */
+static int lower_hosts(const struct ir_policy *ir, const struct lower_opts *opts, struct diag_ctx *dc,
+		       struct lowered *lw)
+{
+	lw->hosts = xcalloc(ir->nrules + 1, sizeof(*lw->hosts));
+	for (size_t i = 0; i < ir->nrules; i++) {
+		const struct ir_rule *r = &ir->rules[i];
+		if (r->kind != IR_RULE_NET_HOST || (opts && opts->exclude && opts->exclude[r->index]))
+			continue;
+		if (lw->nhosts == BEE_HOSTS_MAX) {
+			diag_error(dc, r->loc, "too many host names in [net] connect: a pack carries at most %d",
+				   BEE_HOSTS_MAX);
+			diag_note(dc, LOC_NONE, "a wildcard ('*.example.com:443') covers the names below a domain");
+			return -1;
+		}
+		lw->hosts[lw->nhosts++] = r;
+	}
+	return 0;
 }
 
 static int lower_policy_body(const struct ir_policy *ir, const struct lower_opts *opts,
@@ -127,6 +151,8 @@ static int lower_policy_body(const struct ir_policy *ir, const struct lower_opts
 	}
 	if (netset_build(net_rules, nnet, NULL, dc, &lw->net) < 0)
 		err = -1;
+	if (lower_hosts(ir, opts, dc, lw) < 0)
+		err = -1;
 out:
 	arena_free(&scratch);
 	if (err) {
@@ -151,6 +177,7 @@ void lowered_free(struct lowered *lw)
 	for (int d = 0; d < IR_DOMAIN_COUNT; d++)
 		dfa_free(lw->dfa[d]);
 	netset_free(lw->net);
+	free(lw->hosts);
 	free(lw);
 }
 

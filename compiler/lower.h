@@ -5,6 +5,9 @@
  *   exec  allow paths            -> one DFA, bits EXEC | EXEC_PINNED
  *   env   allow name globs       -> one DFA, bit READ
  *   net   connect/bind/deny      -> disjoint LPM entries (netset.h)
+ *         connect host names     -> the list the DNS stub admits by
+ *                                   (runtime/bee_hosts.h), at most
+ *                                   BEE_HOSTS_MAX
  *
  * A deny in [fs] takes both READ and WRITE, and a deny of "X/" "**" takes
  * X itself too (glob_cover_dir: hidden means hidden). [env] set names are injected
@@ -38,6 +41,10 @@ struct lowered {
 	struct dfa *dfa[IR_DOMAIN_COUNT];   /* NULL for IR_DOMAIN_NET and for
 					     * domains lower_opts left out */
 	struct netset *net;                 /* NULL when left out */
+	/* the [net] connect host names, in policy order (the lowering's own
+	 * array of IR rules; empty when net is left out) */
+	const struct ir_rule **hosts;
+	size_t nhosts;
 };
 
 int lower_policy(const struct ir_policy *ir, const struct lower_opts *opts,

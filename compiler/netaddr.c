@@ -2,6 +2,7 @@
 /* netaddr.c: [net] entry text -> struct ir_net, with errors that point at
  * the exact bad part of the entry. */
 #include "netaddr.h"
+#include "hostname.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -346,8 +347,8 @@ static int bad_host(struct parser *p, size_t hend)
 		if (hend == 9 && memcmp(p->s, "localhost", 9) == 0)
 			err_note(p, "write '127.0.0.1' or '[::1]' for the loopback interface");
 		else
-			err_note(p, "bee enforces addresses in the kernel and does not resolve names; "
-				    "write the address or a CIDR range");
+			err_note(p, "host names are for [net] connect only (the session's DNS admits their "
+				    "addresses); write the address or a CIDR range");
 		return -1;
 	}
 	for (size_t i = 0; i < hend; i++) {
@@ -383,6 +384,88 @@ static int parse_port(struct parser *p, size_t *i, uint16_t *port)
 		return -1;
 	}
 	*port = (uint16_t)v;
+	return 0;
+}
+
+/* ":PORTS[/PROTO]" from s[i] to the end of the entry into net. */
+static int parse_ports_proto(struct parser *p, size_t i, struct ir_net *out, bool *proto_given)
+{
+	const char *s = p->s;
+	size_t len = p->n;
+	char b1[SHOWLEN], b2[SHOWLEN];
+	bool given = false;
+	struct ir_net net = *out;
+	/* the ports */
+	if (i == len) {
+		err_set(p, len, 0, "missing port after '%s'", show(b1, s, len));
+		err_note(p, "write ':PORT', ':LO-HI' or ':*' after the address, as in '%s:443'",
+			 show(b1, s, len));
+		return -1;
+	}
+	if (s[i] != ':') {
+		err_set(p, i, 1, "unexpected '%s' after the address; expected ':' and a port",
+			show(b1, s + i, 1));
+		return -1;
+	}
+	i++;
+	if (i < len && s[i] == '*') {
+		net.port_lo = 0;
+		net.port_hi = 65535;
+		i++;
+	} else {
+		size_t p0 = i;
+		if (parse_port(p, &i, &net.port_lo) < 0)
+			return -1;
+		net.port_hi = net.port_lo;
+		if (i < len && s[i] == '-') {
+			i++;
+			size_t h0 = i;
+			if (parse_port(p, &i, &net.port_hi) < 0)
+				return -1;
+			if (net.port_hi < net.port_lo) {
+				err_set(p, p0, i - p0, "port range '%s' is empty", show(b1, s + p0, i - p0));
+				err_note(p, "did you mean '%s-%.*s'?", show(b2, s + h0, i - h0),
+					 (int)(h0 - 1 - p0), s + p0);
+				return -1;
+			}
+		}
+	}
+
+	/* the protocol */
+	net.proto = IR_NET_TCP;
+	if (i < len && s[i] == '/') {
+		size_t w0 = ++i;
+		given = true;
+		while (i < len && s[i] != '/' && s[i] != ':')
+			i++;
+		size_t wl = i - w0;
+		if (wl == 3 && memcmp(s + w0, "tcp", 3) == 0) {
+			net.proto = IR_NET_TCP;
+		} else if (wl == 3 && memcmp(s + w0, "udp", 3) == 0) {
+			net.proto = IR_NET_UDP;
+		} else if (wl == 0) {
+			err_set(p, w0, i < len ? 1 : 0, "expected 'tcp' or 'udp' after '/'");
+			return -1;
+		} else {
+			/* only a change of case gets a suggestion: "tcp" is no typo of "icmp" */
+			char word[4] = { 0 };
+			for (size_t k = 0; k < 3 && wl == 3; k++)
+				word[k] = (char)(s[w0 + k] >= 'A' && s[w0 + k] <= 'Z' ? s[w0 + k] - 'A' + 'a' : s[w0 + k]);
+			err_set(p, w0, wl, "unknown protocol '%s'", show(b1, s + w0, wl));
+			if (strcmp(word, "tcp") == 0 || strcmp(word, "udp") == 0)
+				err_note(p, "did you mean '%s'?", word);
+			else
+				err_note(p, "bee enforces 'tcp' and 'udp'");
+			return -1;
+		}
+	}
+	if (i < len) {
+		err_set(p, i, len - i, "unexpected '%s' after the port", show(b1, s + i, len - i));
+		return -1;
+	}
+
+	*out = net;
+	*proto_given = given;
 	return 0;
 }
 
@@ -474,74 +557,8 @@ int netaddr_parse(const char *s, size_t len, struct ir_net *out, bool *proto_giv
 		addr_end = i;
 	}
 
-	/* the ports */
-	if (i == len) {
-		err_set(&p, len, 0, "missing port after '%s'", show(b1, s, len));
-		err_note(&p, "write ':PORT', ':LO-HI' or ':*' after the address, as in '%s:443'",
-			 show(b1, s, len));
+	if (parse_ports_proto(&p, i, &net, &given) < 0)
 		return -1;
-	}
-	if (s[i] != ':') {
-		err_set(&p, i, 1, "unexpected '%s' after the address; expected ':' and a port",
-			show(b1, s + i, 1));
-		return -1;
-	}
-	i++;
-	if (i < len && s[i] == '*') {
-		net.port_lo = 0;
-		net.port_hi = 65535;
-		i++;
-	} else {
-		size_t p0 = i;
-		if (parse_port(&p, &i, &net.port_lo) < 0)
-			return -1;
-		net.port_hi = net.port_lo;
-		if (i < len && s[i] == '-') {
-			i++;
-			size_t h0 = i;
-			if (parse_port(&p, &i, &net.port_hi) < 0)
-				return -1;
-			if (net.port_hi < net.port_lo) {
-				err_set(&p, p0, i - p0, "port range '%s' is empty", show(b1, s + p0, i - p0));
-				err_note(&p, "did you mean '%s-%.*s'?", show(b2, s + h0, i - h0),
-					 (int)(h0 - 1 - p0), s + p0);
-				return -1;
-			}
-		}
-	}
-
-	/* the protocol */
-	net.proto = IR_NET_TCP;
-	if (i < len && s[i] == '/') {
-		size_t w0 = ++i;
-		given = true;
-		while (i < len && s[i] != '/' && s[i] != ':')
-			i++;
-		size_t wl = i - w0;
-		if (wl == 3 && memcmp(s + w0, "tcp", 3) == 0) {
-			net.proto = IR_NET_TCP;
-		} else if (wl == 3 && memcmp(s + w0, "udp", 3) == 0) {
-			net.proto = IR_NET_UDP;
-		} else if (wl == 0) {
-			err_set(&p, w0, i < len ? 1 : 0, "expected 'tcp' or 'udp' after '/'");
-			return -1;
-		} else {
-			/* only a change of case gets a suggestion: "tcp" is no typo of "icmp" */
-			char word[4] = { 0 };
-			for (size_t k = 0; k < 3 && wl == 3; k++)
-				word[k] = (char)(s[w0 + k] >= 'A' && s[w0 + k] <= 'Z' ? s[w0 + k] - 'A' + 'a' : s[w0 + k]);
-			err_set(&p, w0, wl, "unknown protocol '%s'", show(b1, s + w0, wl));
-			if (strcmp(word, "tcp") == 0 || strcmp(word, "udp") == 0)
-				err_note(&p, "did you mean '%s'?", word);
-			else
-				err_note(&p, "bee enforces 'tcp' and 'udp'");
-			return -1;
-		}
-	}
-	if (i < len) {
-		err_set(&p, i, len - i, "unexpected '%s' after the port", show(b1, s + i, len - i));
-		return -1;
-	}
 
 	/* host bits beyond the prefix */
 	unsigned bits = net.family == IR_NET_IPV4 ? 32 : 128;
@@ -569,6 +586,55 @@ int netaddr_parse(const char *s, size_t len, struct ir_net *out, bool *proto_giv
 		net.prefix = (uint8_t)(net.prefix - 96);
 	}
 	*out = net;
+	if (proto_given)
+		*proto_given = given;
+	return 0;
+}
+
+bool netaddr_is_host(const char *s, size_t len)
+{
+	size_t hend = 0;
+	bool name = false;
+	if (len && s[0] == '[')
+		return false;
+	while (hend < len && s[hend] != ':' && s[hend] != '/')
+		hend++;
+	if (hend == 9 && memcmp(s, "localhost", 9) == 0)
+		return false;
+	for (size_t i = 0; i < hend; i++) {
+		unsigned char c = (unsigned char)s[i];
+		name |= is_alpha((char)c) || c >= 0x80 || (c == '*' && i + 1 < hend && s[i + 1] == '.');
+	}
+	return name;
+}
+
+int netaddr_parse_host(const char *s, size_t len, char *name, struct ir_host *out, bool *proto_given,
+		       struct netaddr_err *err)
+{
+	struct parser p = { .s = s, .n = len, .err = err };
+	struct ir_net net;
+	bool given = false;
+	memset(&net, 0, sizeof(net));
+	memset(err, 0, sizeof(*err));
+	size_t hend = host_end(&p);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c <= 0x20 || c == 0x7f || (c >= 0x80 && i >= hend)) {
+			err_set(&p, i, 1, c == ' ' ? "unexpected space in net entry"
+						   : "unexpected byte 0x%02x in net entry", c);
+			return -1;
+		}
+	}
+	if (hostname_check(s, hend, name, err) < 0)
+		return -1;
+	if (hend < len && s[hend] == '/') {
+		err_set(&p, hend, 1, "a host name has no prefix length");
+		err_note(&p, "write 'NAME:PORTS', as in 'api.github.com:443'");
+		return -1;
+	}
+	if (parse_ports_proto(&p, hend, &net, &given) < 0)
+		return -1;
+	*out = (struct ir_host){ .name = name, .port_lo = net.port_lo, .port_hi = net.port_hi, .proto = net.proto };
 	if (proto_given)
 		*proto_given = given;
 	return 0;

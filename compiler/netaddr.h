@@ -10,8 +10,9 @@
  * with PORTS one of N, LO-HI or '*'; the protocol defaults to tcp. An
  * IPv4-mapped address (::ffff:a.b.c.d) with a prefix of at least 96 becomes
  * the IPv4 entry it maps. An address with host bits set beyond its prefix,
- * a host name and an unbracketed IPv6 address are errors: bee enforces
- * addresses in the kernel and never resolves names.
+ * a host name and an unbracketed IPv6 address are errors here; a host
+ * name of [net] connect goes to netaddr_parse_host instead (the session's
+ * DNS stub admits its addresses at run time: loader/dns.c).
  *
  * Nothing here allocates; errors are reported in a caller-owned record.
  */
@@ -39,6 +40,17 @@ struct netaddr_err {
  * NULL: whether the entry named its protocol), or -1 and fills *err. */
 int netaddr_parse(const char *s, size_t len, struct ir_net *out, bool *proto_given,
 		  struct netaddr_err *err);
+
+/* true when the entry's host part is a host name (it has a letter, a '*'
+ * before a '.', or a byte beyond ASCII) rather than an address; "localhost"
+ * and a lone '*' stay addresses, which netaddr_parse explains. */
+bool netaddr_is_host(const char *s, size_t len);
+
+/* Parses NAME:PORTS[/tcp|/udp] (compiler/hostname.h says what NAME may
+ * be). The canonical name goes to name (HOSTNAME_BUFLEN bytes), which
+ * out->name points at. Returns 0 or -1 with *err. */
+int netaddr_parse_host(const char *s, size_t len, char *name, struct ir_host *out, bool *proto_given,
+		       struct netaddr_err *err);
 
 /* The address alone in its normal text form: dotted quad, or RFC 5952 IPv6
  * (lowercase, longest zero run as "::", ::ffff:a.b.c.d for mapped) without

@@ -197,6 +197,7 @@ static bool rule_is_net(enum ir_rule_kind k)
 	case IR_RULE_NET_BIND:
 	case IR_RULE_NET_DENY:
 		return true;
+	case IR_RULE_NET_HOST:     /* the DNS stub's, never the tries' */
 	case IR_RULE_FS_READ:
 	case IR_RULE_FS_WRITE:
 	case IR_RULE_FS_DENY:

@@ -2,6 +2,7 @@
 /* pack_build.c: manifest, images, ELF and source into one .bpfpack. */
 #include "pack_build.h"
 #include "mem.h"
+#include "bee_hosts.h"
 #include "bee_names.h"
 #include "image.h"
 #include "landlock.h"
@@ -62,6 +63,10 @@ static json_t *manifest_rules(const struct ir_policy *ir)
 			char buf[IR_NET_STRLEN];
 			ir_net_format(&r->net, buf);
 			jx_set(o, BEE_MF_RULE_TEXT, json_string(buf));
+		} else if (r->kind == IR_RULE_NET_HOST) {
+			char buf[IR_HOST_STRLEN];
+			ir_host_format(&r->host, buf);
+			jx_set(o, BEE_MF_RULE_TEXT, json_string(buf));
 		} else {
 			jx_set(o, BEE_MF_RULE_TEXT, json_string(r->text));
 		}
@@ -119,6 +124,42 @@ static json_t *manifest_automaton(const struct dfa *d, size_t image_len)
 	jx_set(o, BEE_MF_DFA_TRANSITIONS, json_integer(st.transitions));
 	jx_set(o, BEE_MF_DFA_IMAGE_BYTES, json_integer((json_int_t)image_len));
 	return o;
+}
+
+/* The bee_hosts image (runtime/bee_hosts.h): the host names, then every
+ * [net] deny, which the stub takes out of what a name admits. A policy
+ * without names has no such section. */
+static struct bee_host_rec *hosts_image(const struct lowered *lw, size_t *n)
+{
+	const struct ir_policy *ir = lw->ir;
+	struct bee_host_rec *recs = xcalloc(lw->nhosts + ir->nrules + 1, sizeof(*recs));
+	size_t k = 0;
+	for (size_t i = 0; i < lw->nhosts; i++) {
+		const struct ir_rule *r = lw->hosts[i];
+		struct bee_host_rec *h = &recs[k++];
+		h->kind = BEE_HOST_NAME;
+		h->proto = (uint8_t)r->host.proto;
+		h->port_lo = r->host.port_lo;
+		h->port_hi = r->host.port_hi;
+		h->rule = r->index;
+		snprintf(h->name, sizeof(h->name), "%s", r->host.name);
+	}
+	for (size_t i = 0; i < ir->nrules && lw->nhosts; i++) {
+		const struct ir_rule *r = &ir->rules[i];
+		if (r->kind != IR_RULE_NET_DENY)
+			continue;
+		struct bee_host_rec *h = &recs[k++];
+		h->kind = BEE_HOST_DENY;
+		h->proto = (uint8_t)r->net.proto;
+		h->family = (uint8_t)r->net.family;
+		h->prefix = r->net.prefix;
+		h->port_lo = r->net.port_lo;
+		h->port_hi = r->net.port_hi;
+		h->rule = r->index;
+		memcpy(h->addr, r->net.addr, sizeof(h->addr));
+	}
+	*n = k;
+	return recs;
 }
 
 /* The image section that fills a map, by the map's fill. */
@@ -243,7 +284,8 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	/* exhausted in a nested entry: unwind to ours */
 	if (!fs || !ex || !env || netset_image_build(lw->net, &ni) < 0)
 		mem_raise(__func__);
-	size_t n4_len, n6_len;
+	size_t n4_len, n6_len, nhosts;
+	struct bee_host_rec *hosts = hosts_image(lw, &nhosts);
 	uint8_t *n4 = net_records(ni.keys4, sizeof(*ni.keys4), ni.values4, ni.n4, &n4_len);
 	uint8_t *n6 = net_records(ni.keys6, sizeof(*ni.keys6), ni.values6, ni.n6, &n6_len);
 
@@ -279,7 +321,9 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_EXEC), (uint32_t)exec_len, 1, ex, exec_len, dc) < 0 ||
 	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_ENV), (uint32_t)env_len, 1, env, env_len, dc) < 0 ||
 	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_NET4), (uint32_t)rec4, ni.n4, n4, n4_len, dc) < 0 ||
-	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_NET6), (uint32_t)rec6, ni.n6, n6, n6_len, dc) < 0) {
+	    writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_NET6), (uint32_t)rec6, ni.n6, n6, n6_len, dc) < 0 ||
+	    (nhosts && writer_add(&w, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_HOSTS), sizeof(*hosts), nhosts,
+				  hosts, nhosts * sizeof(*hosts), dc) < 0)) {
 		err = -EINVAL;
 	} else if ((err = pack_writer_finish(&w, buf, len)) < 0) {
 		diag_error(dc, LOC_NONE, "%s", pack_writer_error(&w));
@@ -290,6 +334,7 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	free(env);
 	free(n4);
 	free(n6);
+	free(hosts);
 	netset_image_free(&ni);
 	pack_writer_release(&w);
 	codegen_result_fini(&cg);

@@ -110,6 +110,7 @@ static void result_rules_of(const struct lowered *lw, const struct dfa *d, const
 		case IR_RULE_NET_CONNECT:
 		case IR_RULE_NET_BIND:
 		case IR_RULE_NET_DENY:
+		case IR_RULE_NET_HOST:
 		case IR_RULE_KIND_COUNT:
 			break;
 		}
@@ -232,6 +233,7 @@ static const char *rule_role(const struct ir_rule *rule)
 	case IR_RULE_EXEC_ALLOW:
 	case IR_RULE_NET_CONNECT:
 	case IR_RULE_NET_BIND:
+	case IR_RULE_NET_HOST:
 	case IR_RULE_ENV_ALLOW:
 		return "granted by";
 	case IR_RULE_ENV_SET:

@@ -13,6 +13,7 @@
 #include "schema.h"
 
 #include "glob.h"
+#include "hostname.h"
 #include "netaddr.h"
 
 #include <stdarg.h>
@@ -618,6 +619,9 @@ static bool same_rule(const struct ir_rule *a, const struct ir_rule *b)
 		       memcmp(a->net.addr, b->net.addr, sizeof(a->net.addr)) == 0 &&
 		       a->net.port_lo == b->net.port_lo && a->net.port_hi == b->net.port_hi &&
 		       a->net.proto == b->net.proto;
+	case IR_RULE_NET_HOST:
+		return strcmp(a->host.name, b->host.name) == 0 && a->host.port_lo == b->host.port_lo &&
+		       a->host.port_hi == b->host.port_hi && a->host.proto == b->host.proto;
 	case IR_RULE_KIND_COUNT:
 		break;
 	}
@@ -648,6 +652,10 @@ static uint64_t rule_hash(const struct ir_rule *r)
 		key[23] = 0;
 		return XXH3_64bits_withSeed(key, sizeof(key), r->kind);
 	}
+	case IR_RULE_NET_HOST:
+		return XXH3_64bits_withSeed(r->host.name, strlen(r->host.name),
+					    r->kind ^ ((uint64_t)r->host.port_lo << 8) ^ ((uint64_t)r->host.port_hi << 24) ^
+					    ((uint64_t)r->host.proto << 40));
 	case IR_RULE_KIND_COUNT:
 		break;
 	}
@@ -752,6 +760,35 @@ out:
 	glob_fini(&g);
 }
 
+/* A host name: only a connect grant may name one (bind takes a local
+ * address; a deny of a name would be a deny the kernel cannot keep, since
+ * the name's addresses are learnt at run time) */
+static void add_host_rule(struct schema *s, const struct xstr *x, enum ir_rule_kind kind)
+{
+	struct netaddr_err e;
+	char name[HOSTNAME_BUFLEN], kb[32];
+	struct ir_rule r = { .kind = IR_RULE_NET_HOST, .loc = x->node->loc };
+	if (netaddr_parse_host(x->s, x->n, name, &r.host, NULL, &e) < 0) {
+		serr(s, xs_loc(x, e.off, e.len), "%s", e.msg);
+		if (e.note[0])
+			diag_note(s->dc, LOC_NONE, "%s", e.note);
+		return;
+	}
+	if (kind != IR_RULE_NET_CONNECT) {
+		size_t hl = strcspn(x->s, ":/");
+		serr(s, xs_loc(x, 0, hl), "'%s' takes addresses, not host names", kind_name(kind, kb));
+		diag_note(s->dc, LOC_NONE, kind == IR_RULE_NET_DENY
+			  ? "a name's addresses are learnt while the session runs; deny the addresses or a CIDR range"
+			  : "bind to a local address, as in '127.0.0.1:8080'");
+		return;
+	}
+	r.text = arena_strdup(&s->pol->arena, x->s);
+	r.host.name = arena_strdup(&s->pol->arena, name);
+	char shown[IR_HOST_STRLEN];
+	ir_host_format(&r.host, shown);
+	rule_add(s, &r, shown);
+}
+
 static void add_net_rule(struct schema *s, const struct xstr *x, enum ir_rule_kind kind)
 {
 	struct netaddr_err e;
@@ -759,6 +796,10 @@ static void add_net_rule(struct schema *s, const struct xstr *x, enum ir_rule_ki
 	bool proto_given;
 	if (x->n && x->s[0] == '!') {
 		pin_outside_exec(s, x, kind);
+		return;
+	}
+	if (netaddr_is_host(x->s, x->n)) {
+		add_host_rule(s, x, kind);
 		return;
 	}
 	if (netaddr_parse(x->s, x->n, &net, &proto_given, &e) < 0) {
@@ -827,6 +868,7 @@ static void rule_list(struct schema *s, const struct toml_kv *kv, enum ir_rule_k
 			case IR_RULE_NET_CONNECT:
 			case IR_RULE_NET_BIND:
 			case IR_RULE_NET_DENY:
+			case IR_RULE_NET_HOST:
 				add_net_rule(s, &x, kind);
 				break;
 			case IR_RULE_ENV_ALLOW:
@@ -973,7 +1015,7 @@ static void domain_table(struct schema *s, const struct toml_kv *kv, enum ir_dom
 	const char *keys[IR_RULE_KIND_COUNT + 1];
 	size_t nk = 0;
 	for (unsigned k = 0; k < IR_RULE_KIND_COUNT; k++)
-		if (ir_rule_kind_domain(k) == dom)
+		if (ir_rule_kind_domain(k) == dom && k != IR_RULE_NET_HOST)   /* connect's key */
 			keys[nk++] = ir_rule_kind_key(k);
 	keys[nk] = NULL;
 
@@ -982,8 +1024,9 @@ static void domain_table(struct schema *s, const struct toml_kv *kv, enum ir_dom
 		const struct toml_kv *e = &t->tab.items[i];
 		unsigned kind = IR_RULE_KIND_COUNT;
 		for (unsigned k = 0; k < IR_RULE_KIND_COUNT; k++)
-			if (ir_rule_kind_domain(k) == dom && key_is(e, ir_rule_kind_key(k)))
-				kind = k;
+			if (kind == IR_RULE_KIND_COUNT && ir_rule_kind_domain(k) == dom &&
+			    key_is(e, ir_rule_kind_key(k)))
+				kind = k;   /* the first: connect, whose host names add_net_rule tells apart */
 		if (kind == IR_RULE_KIND_COUNT)
 			unknown_key(s, e, tname, keys);
 		else if (kind == IR_RULE_ENV_SET)

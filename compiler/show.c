@@ -5,6 +5,7 @@
 #include "bee_audit.h"
 #include "bee_dfa.h"
 #include "bee_names.h"
+#include "bee_hosts.h"
 #include "bee_net.h"
 #include "bee_syscalls.h"
 #include "ll_walk.h"
@@ -101,6 +102,35 @@ static void show_net(const struct bee_pack *pack, const struct bee_manifest *m, 
 		memcpy(&k, rec, sizeof(k));
 		memcpy(&v, rec + sizeof(k), sizeof(v));
 		show_net_entry(6, NULL, &k, &v, m->net_prov, out);
+	}
+}
+
+/* The host names the session's DNS stub admits by (a pack without names
+ * has no bee_hosts section and prints nothing here). */
+static void show_hosts(const struct bee_pack *pack, FILE *out)
+{
+	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_HOSTS));
+	size_t n = 0;
+	if (!s || s->elem_width != sizeof(struct bee_host_rec))
+		return;
+	for (size_t i = 0; i < s->elem_count; i++)
+		n += ((const struct bee_host_rec *)s->data)[i].kind == BEE_HOST_NAME;
+	fprintf(out, "\nhosts %zu (the session's DNS admits their answers' addresses for the TTL)\n", n);
+	for (size_t i = 0; i < s->elem_count; i++) {
+		struct bee_host_rec h;
+		char ports[16];
+		memcpy(&h, (const uint8_t *)s->data + i * sizeof(h), sizeof(h));
+		if (h.kind != BEE_HOST_NAME)
+			continue;
+		h.name[sizeof(h.name) - 1] = '\0';
+		if (h.port_lo == 0 && h.port_hi == 65535)
+			snprintf(ports, sizeof(ports), "*");
+		else if (h.port_lo == h.port_hi)
+			snprintf(ports, sizeof(ports), "%u", h.port_lo);
+		else
+			snprintf(ports, sizeof(ports), "%u-%u", h.port_lo, h.port_hi);
+		fprintf(out, "  connect %-3s  %-40s %-12s rule %u\n", h.proto == BEE_NET_PROTO_UDP ? "udp" : "tcp",
+			h.name, ports, h.rule);
 	}
 }
 
@@ -214,6 +244,7 @@ static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, siz
 	show_rules(&m, out);
 	show_automata(pack, &m, out);
 	show_net(pack, &m, out);
+	show_hosts(pack, out);
 	show_syscalls(&m, out);
 	show_hooks_maps(&m, out);
 	show_landlock(pack, &m, out);

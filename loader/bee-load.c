@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
 	"                    [--user USER|UID[:GID]] [--overlay DIR[:disk|:memory[=SIZE]]]...\n"
+	"                    [--dns-upstream ADDR[:PORT]] [--dns-ttl-floor SECONDS]\n"
 	"                    PACK -- CMD [ARGS]...\n"
 	"       bee-load start [options of run] PACK\n"
 	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
@@ -91,6 +92,12 @@ static const char help_text[] =
 	"                        landlock: the bounds of the walk at start (default\n"
 	"                        2000000 entries, 60000 ms); passing one is an error\n"
 	"                        naming the rule\n"
+	"  --dns-upstream ADDR[:PORT]\n"
+	"                        a policy with host names: the resolver the session's DNS\n"
+	"                        stub asks (default: /etc/resolv.conf's first nameserver)\n"
+	"  --dns-ttl-floor SECONDS\n"
+	"                        an answered address of a policy's name stays admitted at\n"
+	"                        least this long (default 30)\n"
 	"  --no-landlock-hardening\n"
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
 	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
@@ -149,12 +156,14 @@ static int finish_output(int status)
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
        OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_QUIET, OPT_WALK_ENTRIES, OPT_WALK_MS,
-       OPT_OVERLAY, OPT_VFS_AGE, OPT_OUTPUT };
+       OPT_OVERLAY, OPT_VFS_AGE, OPT_OUTPUT, OPT_DNS_UPSTREAM, OPT_DNS_TTL_FLOOR };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening, packs, quiet;
 	uint64_t walk_entries, walk_ms;
-	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *vfs_age, *output;
+	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *vfs_age, *output,
+		   *dns_upstream;
+	unsigned dns_ttl_floor;
 	const char **env;
 	size_t nenv;
 	const char **overlays;      /* as many slots as env */
@@ -181,11 +190,14 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "overlay", required_argument, NULL, OPT_OVERLAY },
 		{ "vfs-age", required_argument, NULL, OPT_VFS_AGE },
 		{ "output", required_argument, NULL, OPT_OUTPUT },
+		{ "dns-upstream", required_argument, NULL, OPT_DNS_UPSTREAM },
+		{ "dns-ttl-floor", required_argument, NULL, OPT_DNS_TTL_FLOOR },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
 					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
-					     "quiet", "walk-entries", "walk-ms", "overlay", "vfs-age", "output" };
+					     "quiet", "walk-entries", "walk-ms", "overlay", "vfs-age", "output",
+					     "dns-upstream", "dns-ttl-floor" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -256,6 +268,17 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 				return usage_error("--%s expects a positive number, got '%s'", names[c - OPT_JSON],
 						   optarg);
 			*(c == OPT_WALK_MS ? &a->walk_ms : &a->walk_entries) = v;
+			break;
+		}
+		case OPT_DNS_UPSTREAM:
+			a->dns_upstream = optarg;
+			break;
+		case OPT_DNS_TTL_FLOOR: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || v < 1 || v > 86400)
+				return usage_error("--dns-ttl-floor expects seconds from 1 to 86400, got '%s'", optarg);
+			a->dns_ttl_floor = (unsigned)v;
 			break;
 		}
 		case OPT_USER:
@@ -381,7 +404,7 @@ static int64_t now_ms(void)
 /* The options run and start take. */
 #define SESSION_OPTIONS \
 	"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user quiet walk-entries " \
-	"walk-ms overlay"
+	"walk-ms overlay dns-upstream dns-ttl-floor"
 
 /* The options of a session that run and start open, from the command
  * line and the configuration. */
@@ -398,6 +421,7 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 		.landlock_fallback = config_bool(c, CONFIG_FALLBACK), .user = config_str(c, CONFIG_USER),
 		.walk_entries = a->walk_entries, .walk_ms = a->walk_ms, .quiet = a->quiet,
 		.overlays = a->overlays, .noverlays = a->noverlays,
+		.dns_upstream = a->dns_upstream, .dns_ttl_floor = a->dns_ttl_floor,
 	};
 }
 

@@ -729,15 +729,16 @@ void bee_cache_forget(const char *cache_dir, uint64_t sess)
 
 /* ---- a session's own copy (revoke) ------------------------------------------------------- */
 
-/* A new map of fd's type, sizes and flags, holding what fd holds. */
-static int map_copy(int fd)
+/* A new map of fd's type, sizes and flags, holding what fd holds, with
+ * room for extra more entries. */
+static int map_copy(int fd, uint32_t extra)
 {
 	struct bpf_map_info info = { 0 };
 	uint32_t len = sizeof(info);
 	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
 		return -errno;
 	LIBBPF_OPTS(bpf_map_create_opts, mo, .map_flags = info.map_flags);
-	int nfd = bpf_map_create(info.type, NULL, info.key_size, info.value_size, info.max_entries, &mo);
+	int nfd = bpf_map_create(info.type, NULL, info.key_size, info.value_size, info.max_entries + extra, &mo);
 	if (nfd < 0)
 		return -errno;
 	uint8_t *k = calloc(1, info.key_size + 8), *pk = NULL, *v = calloc(1, info.value_size + 8);
@@ -769,6 +770,12 @@ static int map_copy(int fd)
 int bee_session_map(const char *cache_dir, const char *session_dir, enum bee_map_id id, uint64_t sess,
 		    struct bee_error *e)
 {
+	return bee_session_map_sized(cache_dir, session_dir, id, sess, 0, e);
+}
+
+int bee_session_map_sized(const char *cache_dir, const char *session_dir, enum bee_map_id id, uint64_t sess,
+			  uint32_t extra, struct bee_error *e)
+{
 	const char *name = bee_map_name(id);
 	int outer = open_pin(cache_dir, BEE_PIN_MAPS, name);
 	if (outer < 0)
@@ -797,7 +804,7 @@ int bee_session_map(const char *cache_dir, const char *session_dir, enum bee_map
 		return bee_fail(e, BEE_STAGE_SESSION, err, "map '%s': the session has no entry: %s", name,
 				strerror(-err));
 	}
-	own = map_copy(cur);
+	own = map_copy(cur, extra);
 	close(cur);
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/" BEE_PIN_MAPS "/%s", session_dir, name);

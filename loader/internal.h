@@ -28,12 +28,14 @@
 #ifndef BEE_LOADER_INTERNAL_H
 #define BEE_LOADER_INTERNAL_H
 
+#include "bee_hosts.h"
 #include "bee_names.h"
 #include "libbee.h"
 #include "manifest.h"
 #include "pack.h"
 
 #include <jansson.h>
+#include <sys/socket.h>
 #include <limits.h>
 #include <linux/filter.h>
 #include <stdarg.h>
@@ -664,6 +666,70 @@ void bee_cache_forget(const char *cache_dir, uint64_t sess);
  * the first time). Stages SESSION, REVOKE. */
 int bee_session_map(const char *cache_dir, const char *session_dir, enum bee_map_id id, uint64_t sess,
 		    struct bee_error *e);
+
+/* The same, and when the session has no copy of its own yet, one with room
+ * for extra more entries than the one it copies (dns.c's admissions). */
+int bee_session_map_sized(const char *cache_dir, const char *session_dir, enum bee_map_id id, uint64_t sess,
+			  uint32_t extra, struct bee_error *e);
+
+/* ---- dns.c: the session's DNS stub ------------------------------------------------------ */
+
+#define BEE_DNS_MAX_ADMITTED 4096   /* admissions (address, name rule) at once, per session */
+#define BEE_DNS_TTL_FLOOR 30        /* seconds an admission lasts at least (--dns-ttl-floor) */
+#define BEE_DNS_MAX_CHAIN 16        /* CNAME links followed from the asked name */
+#define BEE_DNS_MAX_ADDRS 64        /* addresses taken from one answer */
+
+struct bee_dns_addr {
+	uint8_t family;             /* 4 or 6 */
+	uint8_t addr[16];           /* network order; IPv4 in addr[0..3] */
+	uint32_t ttl;               /* the record's, at most the chain's */
+};
+
+/* What the stub reads of a DNS message (ldns parses it). */
+struct bee_dns_answer {
+	uint16_t id, qtype;
+	bool response, truncated;
+	uint8_t rcode;
+	char qname[BEE_HOST_NAME_MAX + 2];   /* canonical: lower case, no final dot */
+	unsigned chain;                      /* CNAME links followed */
+	struct bee_dns_addr addrs[BEE_DNS_MAX_ADDRS];   /* A/AAAA of the chain's names */
+	unsigned naddrs;
+};
+
+/* 0 and *a, or -EINVAL for a message that is not one question's. */
+int bee_dns_answer_parse(const uint8_t *msg, size_t len, struct bee_dns_answer *a);
+/* "ADDR[:PORT]" (IPv6 in brackets; the port defaults to 53): 0 or -EINVAL. */
+int bee_dns_upstream_parse(const char *text, struct sockaddr_storage *ss, socklen_t *len);
+
+/* A query's record: host asked, allowed (a name of the policy) or not, why. */
+typedef void (*bee_dns_audit_fn)(void *ctx, const char *host, bool allow, const char *reason);
+
+struct bee_dns_spec {
+	const struct bee_pack *pack;        /* outlives the stub */
+	const char *cache_dir;              /* the pack's load's pins */
+	const char *session_dir;            /* the session's pin folder */
+	uint64_t sess;                      /* its key in the maps */
+	const char *upstream;               /* NULL: /etc/resolv.conf's first nameserver */
+	unsigned ttl_floor_s;               /* 0: BEE_DNS_TTL_FLOOR */
+	bee_dns_audit_fn audit;             /* called from the stub's thread */
+	void *audit_ctx;
+	bee_warn_fn warn;
+	void *warn_ctx;
+};
+
+struct bee_dns;
+/* When the pack names hosts: the session's own net maps, the stub's
+ * sockets and thread, and the stub's address in the session's bee_state
+ * (last: from then on the programs redirect). *out is NULL for a pack
+ * without names. Stage DNS. */
+int bee_dns_open(const struct bee_dns_spec *sp, struct bee_dns **out, struct bee_error *e);
+/* Stops the thread and closes everything. NULL is fine. */
+void bee_dns_close(struct bee_dns *d);
+/* The host an entry of provenance prov was admitted for (an audit
+ * record's detail): 0, or -ENOENT when prov is no admission. */
+int bee_dns_host(struct bee_dns *d, uint32_t prov, char *buf, size_t len);
+uint16_t bee_dns_port(const struct bee_dns *d);        /* on 127.0.0.1, host order */
+const char *bee_dns_upstream(const struct bee_dns *d);
 
 /* ---- decide.c ------------------------------------------------------------------------ */
 

@@ -94,6 +94,8 @@
 	  "created")                                                                               \
 	X(VFS, 84, "vfs", "the session's overlay cannot be set up, read, applied or reset (apply: the directory "   \
 	  "changed underneath)")                                                                   \
+	X(DNS, 85, "dns", "the policy names hosts and the session's DNS stub cannot be set up (no upstream, "  \
+	  "its sockets, its maps)")                                                                 \
 	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
 
 enum bee_stage {
@@ -222,6 +224,12 @@ struct bee_session_opts {
 	 * NAMESPACE or VFS when it cannot be set up. */
 	const char *const *overlays;
 	size_t noverlays;
+	/* A policy with host names in [net] connect: the resolver the session's
+	 * DNS stub asks, "ADDR[:PORT]" (NULL: /etc/resolv.conf's first
+	 * nameserver), and the seconds an answered address stays admitted at
+	 * least (0: 30); docs/bee-load.md "Host names and the session's DNS" */
+	const char *dns_upstream;
+	unsigned dns_ttl_floor;
 };
 
 struct bee_session;

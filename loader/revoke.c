@@ -3,7 +3,8 @@
  *
  * A revoke only narrows. Refused outright: a deny rule (taking it away
  * would widen), an [env] rule (the environment was fixed at launch), a
- * rule revoked already, and under the landlock backend any fs or exec
+ * rule revoked already, a host name of [net] connect (the session's DNS
+ * admits its addresses: dns.c), and under the landlock backend any fs or exec
  * rule (a Landlock domain cannot be narrowed once it is enforced; [net]
  * rules still can, they live in the cgroup programs' maps).
  *
@@ -167,6 +168,17 @@ static int revocable(struct revoke *rv)
 		return bee_fail(rv->e, BEE_STAGE_REVOKE, -EPERM,
 				"rule %u '%s': the environment was fixed when the tool started; env rules cannot be revoked live",
 				r->index, t);
+	/* a host name has no entry of the pack to narrow: its addresses are the
+	 * DNS stub's admissions (dns.c); refused rather than a revoke that
+	 * changes nothing */
+	const struct bee_pack_section_info *hs = bee_pack_image(rv->pack, bee_map_name(BEE_MAP_HOSTS));
+	for (uint64_t i = 0; hs && hs->elem_width == sizeof(struct bee_host_rec) && i < hs->elem_count; i++) {
+		const struct bee_host_rec *h = (const struct bee_host_rec *)hs->data + i;
+		if (h->kind == BEE_HOST_NAME && h->rule == r->index)
+			return bee_fail(rv->e, BEE_STAGE_REVOKE, -EOPNOTSUPP,
+					"rule %u '%s' is a host name: the session's DNS admits its addresses, and a "
+					"revoke cannot take them back yet", r->index, t);
+	}
 	for (size_t i = 0; i < rv->reg.nrevoked; i++)
 		if (rv->reg.revoked[i] == r->index)
 			return bee_fail(rv->e, BEE_STAGE_REVOKE, -EALREADY, "rule %u '%s' is revoked already", r->index, t);

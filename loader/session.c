@@ -5,7 +5,8 @@
  *                        once: load, maps, pin, attach, guard; cache.c) -> registry
  *                        -> audit log -> cgroup (a child of the pack's) -> the
  *                        session's map entries -> its pin folder -> seccomp
- *                        filter, mount plan, init -> Landlock ruleset
+ *                        filter, mount plan, init -> its DNS stub (a policy
+ *                        with host names: dns.c) -> Landlock ruleset
  *   bee_session__spawn   environment -> the plan to init (made at open: new pid, mount
  *                        and cgroup namespaces, in the cgroup) -> hardened tool -> exec;
  *                        bee_session_tool_start, which a supervisor's exec
@@ -30,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +76,9 @@ struct bee_session {
 	struct bee_init init;
 
 	struct bee_audit_log log;
+	/* the log's one writer at a time: the relay and the DNS stub's thread */
+	pthread_mutex_t log_lock;
+	struct bee_dns *dns;                /* NULL: the policy names no host */
 	struct bee_kaudit *ka;
 	struct ring_buffer *rb;
 	uint64_t lost_seen;
@@ -96,6 +101,40 @@ struct bee_session {
 
 /* ---- audit relay -------------------------------------------------------------------- */
 
+/* A connect to an address the session's DNS admitted for a name says the
+ * name: "api.github.com:443" (the record's detail is the entry's
+ * provenance, BEE_NET_PROV_HOST and the admission). */
+static void host_name(struct bee_session *s, const void *data, struct bee_audit_line *l)
+{
+	const struct bee_audit_event *ev = data;
+	char host[BEE_HOST_NAME_MAX + 1];
+	if (!s->dns || ev->resource != BEE_AUDIT_RES_INET || bee_dns_host(s->dns, ev->detail, host, sizeof(host)) < 0)
+		return;
+	snprintf(s->res, sizeof(s->res), "%s:%u", host, ev->net.port);
+	l->resource = s->res;
+	l->resource_len = strlen(s->res);
+}
+
+/* A DNS query of the session (dns.c, the stub's thread): kind Network,
+ * action Resolve; a name outside the policy is recorded under every mode
+ * but none, so that a learning run can propose it. */
+static void on_resolve(void *ctx, const char *host, bool allow, const char *reason)
+{
+	struct bee_session *s = ctx;
+	if (s->mf.audit == BEE_AUDIT_MODE_NONE || (s->mf.audit == BEE_AUDIT_MODE_DENY && allow))
+		return;
+	struct bee_audit_line l = {
+		.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = "Network",
+		.action = bee_audit_action_name(BEE_AUDIT_ACTION_RESOLVE), .resource = host,
+		.resource_len = strlen(host), .decision = allow ? "Allow" : "Deny", .pid = -1,
+		.source = "dns", .reason = reason, .rule = -1,
+	};
+	pthread_mutex_lock(&s->log_lock);
+	if (s->log.fd >= 0)
+		bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
+	pthread_mutex_unlock(&s->log_lock);
+}
+
 static int on_event(void *ctx, void *data, size_t size)
 {
 	struct bee_session *s = ctx;
@@ -106,6 +145,7 @@ static int on_event(void *ctx, void *data, size_t size)
 		bee_warnf(s->warn, s->warn_ctx, "audit: a malformed record of %zu bytes from the ring buffer", size);
 		return 0;
 	}
+	host_name(s, data, &l);
 	bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
 	return 0;
 }
@@ -136,6 +176,7 @@ static void relay(struct bee_session *s)
 	if (f && strcmp(f, "relay-stall") == 0 && !s->ended)
 		return;
 #endif
+	pthread_mutex_lock(&s->log_lock);
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 	check_lost(s);
@@ -144,6 +185,7 @@ static void relay(struct bee_session *s)
 		if (err)
 			bee_warnf(s->warn, s->warn_ctx, "kernel audit: %s", strerror(-err));
 	}
+	pthread_mutex_unlock(&s->log_lock);
 }
 
 /* Environment decisions: the launcher's own, logged by the [audit] mode. */
@@ -158,7 +200,9 @@ static void on_env(void *ctx, const char *name, size_t len, bool allow)
 		.pid = getpid(), .comm = "bee-load", .source = "launcher",
 		.reason = allow ? "granted" : "not granted", .rule = -1,
 	};
+	pthread_mutex_lock(&s->log_lock);
 	bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
+	pthread_mutex_unlock(&s->log_lock);
 }
 
 /* The wall clock moved: take the offset again (a TFD_TIMER_CANCEL_ON_SET
@@ -424,6 +468,16 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 			return bee_fail(e, BEE_STAGE_VFS, err, "'%s/vfs.json': %s", bee_vfs_root(s->vfs), strerror(-err));
 		bee_vfs_started_audit(s->vfs);
 	}
+	/* host names: the session's DNS goes to a stub of its own from here,
+	 * a thread made after init, which is cloned from this process and
+	 * forks the tools (a lock a thread held at the clone stays held) */
+	struct bee_dns_spec ds = {
+		.pack = s->pack, .cache_dir = s->reg.cache, .session_dir = s->reg.bpffs, .sess = bee_slot_key(s->slot),
+		.upstream = o->dns_upstream, .ttl_floor_s = o->dns_ttl_floor, .audit = on_resolve, .audit_ctx = s,
+		.warn = s->warn, .warn_ctx = s->warn_ctx,
+	};
+	if ((err = bee_dns_open(&ds, &s->dns, e)) < 0)
+		return err;
 	s->rb = ring_buffer__new(bee_slot_audit_fd(s->slot), on_event, s, NULL);
 	if (!s->rb)
 		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer '%s': %s", bee_map_name(BEE_MAP_AUDIT),
@@ -459,6 +513,7 @@ int bee_session__open(const char *pack_path, const struct bee_session_opts *opts
 	s->cgroup_fd = s->ruleset_fd = s->epfd = -1;
 	s->init = (struct bee_init){ .pid = -1, .pidfd = -1, .sock = -1, .status_fd = -1 };
 	s->log.fd = -1;
+	pthread_mutex_init(&s->log_lock, NULL);
 	s->status = -1;
 	s->warn = o->warn;
 	s->warn_ctx = o->warn_ctx;
@@ -765,6 +820,9 @@ uint64_t bee_session__end(struct bee_session *s)
 	/* every record is in the ring buffer or the audit queue by now */
 	s->ended = true;
 	relay(s);
+	/* no task queries any more; the last connects are named (above) */
+	bee_dns_close(s->dns);
+	s->dns = NULL;
 	if (s->ka) {
 		if (s->log.fd >= 0 && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
 			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every Landlock record was read");

@@ -59,7 +59,8 @@
 	X(WRITE, 1, "Write")        \
 	X(CONNECT, 2, "Connect")    \
 	X(LISTEN, 3, "Listen")      \
-	X(EXECUTE, 4, "Execute")
+	X(EXECUTE, 4, "Execute")    \
+	X(RESOLVE, 5, "Resolve")    /* a DNS query (the loader's stub: loader/dns.c) */
 
 #define BEE_AUDIT_DECISIONS(X)      \
 	X(ALLOW, 0, "Allow")        \

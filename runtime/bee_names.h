@@ -49,10 +49,12 @@
 	X(LOST, bee_lost, BEE_MAPF_SESSION)                /* per-CPU count of lost records */    \
 	X(SELF_CG, bee_self_cg, BEE_MAPF_LSM_ONLY)         /* the pack's cgroup */                \
 	X(SB, bee_sb, BEE_MAPF_LSM_ONLY)                   /* the mounts' paths */                \
-	X(WALK, bee_walk, BEE_MAPF_LSM_ONLY)               /* per-CPU path walk buffer */
+	X(WALK, bee_walk, BEE_MAPF_LSM_ONLY)               /* per-CPU path walk buffer */  \
+	X(DNS_ORIG, bee_dns_orig, 0)                       /* per socket: a redirected query's server */
 /* Images without a BPF map. */
 #define BEE_IMAGE_MAPS(X)                                                                          \
-	X(ENV, bee_env, BEE_MAPF_IMAGE | BEE_MAPF_NO_MAP)  /* the env automaton (launcher) */
+	X(ENV, bee_env, BEE_MAPF_IMAGE | BEE_MAPF_NO_MAP)  /* the env automaton (launcher) */ \
+	X(HOSTS, bee_hosts, BEE_MAPF_IMAGE | BEE_MAPF_NO_MAP) /* host names (the DNS stub) */
 #define BEE_MAPS(X) BEE_BPF_MAPS(X) BEE_IMAGE_MAPS(X)
 
 enum bee_map_id {
@@ -133,6 +135,8 @@ static inline int bee_map_find(const char *name)
 	X(CONNECT6, bee_connect6, "cgroup/connect6", 0)                                                \
 	X(SENDMSG4, bee_sendmsg4, "cgroup/sendmsg4", 0)                                                \
 	X(SENDMSG6, bee_sendmsg6, "cgroup/sendmsg6", 0)                                                \
+	X(RECVMSG4, bee_recvmsg4, "cgroup/recvmsg4", 0)                                                \
+	X(RECVMSG6, bee_recvmsg6, "cgroup/recvmsg6", 0)                                                \
 	X(BIND4, bee_bind4, "cgroup/bind4", 0)                                                         \
 	X(BIND6, bee_bind6, "cgroup/bind6", 0)                                                         \
 	/* the global BPF LSM programs (bee_guard.bpf.h): no lsm_cgroup slot */                       \
@@ -319,6 +323,7 @@ static inline const char *bee_loader_const_name(enum bee_loader_const_id c)
 	X(NET_CONNECT, NET, "connect")            \
 	X(NET_BIND, NET, "bind")                  \
 	X(NET_DENY, NET, "deny")                  \
+	X(NET_HOST, NET, "connect")  /* a host name: the policy key is connect's */ \
 	X(ENV_ALLOW, ENV, "allow")                \
 	X(ENV_SET, ENV, "set")
 

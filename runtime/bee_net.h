@@ -75,6 +75,13 @@ enum bee_net_dir {
 
 /* Provenance index of an entry that no record describes (never emitted). */
 #define BEE_NET_PROV_NONE 0xffffffffu
+/* A decision's provenance (never an entry's): a DNS query sent to the
+ * session's stub (bpf/bee_hooks.bpf.h, bee_dns_redirect). */
+#define BEE_NET_PROV_DNS 0xfffffffeu
+/* An entry the session's DNS stub made for a host name: the low bits are
+ * the stub's index of the admission (loader/dns.c), which names the host
+ * in the audit record. */
+#define BEE_NET_PROV_HOST 0x80000000u
 
 struct bee_net_key4 {
 	__u32 prefixlen;         /* BEE_NET_HDR_BITS + address prefix (0..32) */

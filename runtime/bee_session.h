@@ -70,10 +70,28 @@ struct bee_pin_value {
 	__u32 reserved;
 };
 
+/* A session's state. The DNS stub's address is set by the loader when the
+ * session's policy names hosts (loader/dns.c): the connect and sendmsg
+ * programs send every query of the session to port 53 there. */
 struct bee_state {
 	__u32 gen;               /* generation of bee_exec and bee_pins */
+	__u32 dns_addr4;         /* the stub's IPv4 address, network order */
+	__u16 dns_port4;         /* its port there, network order; 0: no stub */
+	__u16 dns_port6;         /* its port on [::1], network order; 0: none */
 	__u32 reserved;
 };
+
+/* Per socket (sk storage): where a query redirected to the stub was sent,
+ * so that recvmsg gives the answer that source back (a resolver drops an
+ * answer from an address it did not ask). */
+struct bee_dns_orig {
+	__u32 addr[4];           /* network order; IPv4 in addr[0] */
+	__u16 port;              /* network order */
+	__u8 family;             /* 4 or 6 */
+	__u8 reserved;
+};
+
+#define BEE_DNS_PORT 53
 
 /* The mount point of a superblock's root; a path's first bytes. */
 #define BEE_SB_PATH_MAX 256
@@ -89,7 +107,9 @@ _Static_assert(sizeof(struct bee_sb_mount) == 8 + BEE_SB_PATH_MAX, "bee_sb_mount
 _Static_assert(sizeof(struct bee_pin_key) == 16, "bee_pin_key size");
 _Static_assert(__builtin_offsetof(struct bee_pin_key, dev) == 8, "bee_pin_key.dev");
 _Static_assert(sizeof(struct bee_pin_value) == 8, "bee_pin_value size");
-_Static_assert(sizeof(struct bee_state) == 8, "bee_state size");
+_Static_assert(sizeof(struct bee_state) == 16, "bee_state size");
+_Static_assert(__builtin_offsetof(struct bee_state, dns_port4) == 8, "bee_state.dns_port4");
+_Static_assert(sizeof(struct bee_dns_orig) == 20, "bee_dns_orig size");
 
 /* The kernel's dev_t of (major, minor), as i_sb->s_dev holds it. */
 static inline __u32 bee_pin_dev(__u32 major, __u32 minor)

@@ -342,8 +342,8 @@ static const char *const global_required[] = {
 	"bee_inode_listxattr", "bee_path_notify", "bee_file_receive", "bee_task_kill", "bee_bpf",
 };
 static const char *const cgroup_required[] = {
-	"bee_connect4", "bee_connect6", "bee_sendmsg4", "bee_sendmsg6",
-	"bee_bind4",    "bee_bind6",    "bee_sock_create",
+	"bee_connect4", "bee_connect6", "bee_sendmsg4", "bee_sendmsg6", "bee_recvmsg4",
+	"bee_recvmsg6", "bee_bind4",    "bee_bind6",    "bee_sock_create",
 };
 
 /* The kernel attaches lsm_cgroup programs to at most CGROUP_LSM_NUM distinct

@@ -86,8 +86,8 @@ static const struct {
 	const char *note;   /* part of the note, or NULL for no note */
 } bad_rows[] = {
 	{ "", "empty net entry", 0, 0, "ADDRESS[/PREFIX]:PORTS" },
-	{ "example.com:443", "'example.com' is a host name", 0, 11, "does not resolve names" },
-	{ "db-1:5432", "'db-1' is a host name", 0, 4, "does not resolve names" },
+	{ "example.com:443", "'example.com' is a host name", 0, 11, "for [net] connect only" },
+	{ "db-1:5432", "'db-1' is a host name", 0, 4, "for [net] connect only" },
 	{ "localhost:80", "'localhost' is a host name", 0, 9, "127.0.0.1" },
 	{ "*:80", "'*' is not an address", 0, 1, "0.0.0.0/0" },
 	{ ":80", "missing address", 0, 0, "0.0.0.0/0" },

@@ -238,7 +238,8 @@ static const struct {
 	{ HEAD "[fs]\nwrite = [\"${PROJECT}\", \"${SYS}/bpf/x\"]", "'/sys/fs/bpf'", 4, 25, 12 },
 	/* net, pointing inside the entry */
 	{ HEAD "[net]\nconnect = [\"10.1.2.3/8:443\"]", "did you mean '10.0.0.0/8'?", 4, 13, 10 },
-	{ HEAD "[net]\nconnect = [\"example.com:443\"]", "'example.com' is a host name", 4, 13, 11 },
+	{ HEAD "[net]\nbind = [\"example.com:443\"]", "'net.bind' takes addresses, not host names", 4, 10, 11 },
+	{ HEAD "[net]\nconnect = [\"example..com:443\"]", "empty label", 4, 21, 0 },
 	{ HEAD "[net]\nbind = [\"10.0.0.1\"]", "missing port after '10.0.0.1'", 4, 18, 0 },
 	{ HEAD "[net]\ndeny = [\"${PROJECT}:1\"]", "missing address", 4, 10, 0 },
 	{ HEAD "[net]\nconnect = [\"!1.2.3.4:1\"]", "not in 'net.connect'", 4, 13, 1 },
@@ -331,7 +332,7 @@ static void test_many_errors(void **state)
 {
 	(void)state;
 	struct built b;
-	build(&b, HEAD "[fs]\nread = [\"a\", \"/b//\"]\n[net]\nconnect = [\"x:1\"]\n[audit]\ndecisions = \"x\"",
+	build(&b, HEAD "[fs]\nread = [\"a\", \"/b//\"]\n[net]\nconnect = [\"x..y:1\"]\n[audit]\ndecisions = \"x\"",
 	      defines, 3);
 	assert_int_equal(b.rc, -1);
 	assert_int_equal(b.dc.errors, 4);

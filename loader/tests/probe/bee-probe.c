@@ -7,6 +7,15 @@
  *   bee-probe exec PATH [ARG]...          execv (prints only on failure)
  *   bee-probe connect ADDR PORT [COUNT]   TCP connects; COUNT > 1 prints
  *                                         "ok N denied M other K"
+ *   bee-probe resolve NAME                getaddrinfo (IPv4, the resolver of
+ *                                         /etc/resolv.conf over udp): "ok ADDR"
+ *                                         with the first address, or the error
+ *   bee-probe resolve-tcp NAME            the same query over tcp (res_nquery
+ *                                         with RES_USEVC): "ok ADDR"
+ *   bee-probe resolve-time NAME N         N getaddrinfo calls; the mean ns
+ *   bee-probe dns-time ADDR PORT NAME N   N udp queries for NAME's A record
+ *                                         to the server ADDR:PORT (res_nquery);
+ *                                         the mean ns (benchmarks)
  *   bee-probe env NAME                    the value, or "absent"
  *   bee-probe wait PATH [SECONDS]         until PATH exists
  *   bee-probe hardening                   no_new_privs, capabilities,
@@ -63,12 +72,15 @@
  *                                         them) are checked up to the root
  */
 #include <arpa/inet.h>
+#include <arpa/nameser.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <linux/capability.h>
+#include <netdb.h>
 #include <netinet/in.h>
+#include <resolv.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +118,61 @@ static int say(int e)
 {
 	printf("%s\n", ename(e));
 	return e ? 1 : 0;
+}
+
+/* The first IPv4 address of name through getaddrinfo: 0 or -1. */
+static int resolve_one(const char *name, char *out, size_t len, int *gai)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res = NULL;
+	*gai = getaddrinfo(name, NULL, &hints, &res);
+	if (*gai)
+		return -1;
+	inet_ntop(AF_INET, &((struct sockaddr_in *)res->ai_addr)->sin_addr, out, (socklen_t)len);
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int do_resolve(const char *name)
+{
+	char a[64];
+	int gai;
+	if (resolve_one(name, a, sizeof(a), &gai) < 0) {
+		printf("%s\n", gai_strerror(gai));
+		return 1;
+	}
+	printf("ok %s\n", a);
+	return 0;
+}
+
+static int do_resolve_tcp(const char *name)
+{
+	struct __res_state st;
+	unsigned char ans[4096];
+	memset(&st, 0, sizeof(st));
+	if (res_ninit(&st) < 0) {
+		printf("res_ninit failed\n");
+		return 1;
+	}
+	st.options |= RES_USEVC;
+	int n = res_nquery(&st, name, ns_c_in, ns_t_a, ans, sizeof(ans));
+	ns_msg m;
+	ns_rr rr;
+	if (n < 0 || ns_initparse(ans, n, &m) < 0) {
+		printf("no answer\n");
+		res_nclose(&st);
+		return 1;
+	}
+	for (int i = 0; i < ns_msg_count(m, ns_s_an); i++)
+		if (ns_parserr(&m, ns_s_an, i, &rr) == 0 && ns_rr_type(rr) == ns_t_a && ns_rr_rdlen(rr) == 4) {
+			char a[64];
+			inet_ntop(AF_INET, ns_rr_rdata(rr), a, sizeof(a));
+			printf("ok %s\n", a);
+			res_nclose(&st);
+			return 0;
+		}
+	printf("no address\n");
+	res_nclose(&st);
+	return 1;
 }
 
 static int do_connect(const char *addr, int port)
@@ -430,6 +497,51 @@ int main(int argc, char **argv)
 			other += e != 0 && e != EPERM;
 		}
 		printf("ok %ld denied %ld other %ld\n", ok, denied, other);
+		return 0;
+	}
+	if (!strcmp(c, "resolve") && argc == 3)
+		return do_resolve(argv[2]);
+	if (!strcmp(c, "resolve-tcp") && argc == 3)
+		return do_resolve_tcp(argv[2]);
+	if (!strcmp(c, "dns-time") && argc == 6) {
+		struct __res_state st;
+		unsigned char ans[4096];
+		memset(&st, 0, sizeof(st));
+		if (res_ninit(&st) < 0)
+			return say(EIO);
+		st.nscount = 1;
+		st.nsaddr_list[0].sin_family = AF_INET;
+		st.nsaddr_list[0].sin_port = htons((unsigned short)atoi(argv[3]));
+		inet_pton(AF_INET, argv[2], &st.nsaddr_list[0].sin_addr);
+		st.retry = 1;
+		long n = atol(argv[5]);
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < n; i++)
+			if (res_nquery(&st, argv[4], ns_c_in, ns_t_a, ans, sizeof(ans)) < 0) {
+				printf("no answer\n");
+				return 1;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		res_nclose(&st);
+		printf("%lld\n", ((long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec)) /
+				       (n > 0 ? n : 1));
+		return 0;
+	}
+	if (!strcmp(c, "resolve-time") && argc == 4) {
+		long n = atol(argv[3]);
+		char a[64];
+		int gai;
+		struct timespec t0, t1;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (long i = 0; i < n; i++)
+			if (resolve_one(argv[2], a, sizeof(a), &gai) < 0) {
+				printf("%s\n", gai_strerror(gai));
+				return 1;
+			}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf("%lld\n", ((long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec)) /
+				       (n > 0 ? n : 1));
 		return 0;
 	}
 	if (!strcmp(c, "env") && argc == 3) {
