@@ -134,7 +134,7 @@ int beec_lowered__check_subset(const struct lowered *child, const struct lowered
 int beec_query__check(const char *kind, const char *action, const char *resource, char *msg, size_t msglen);
 /* Answers the query from p's automata and network sets as beec query
  * does, and writes its explanation (the verdict, then a note with the
- * source line of each rule that decided) to explain. 0; -EINVAL with msg
+ * source line of each rule that decided) to explain (NULL: none). 0; -EINVAL with msg
  * when the query is malformed; -EDOM when p cannot answer it; -ENOMEM. */
 int beec_policy__query(const struct beec_policy *p, const char *kind, const char *action, const char *resource,
 		       struct beec_answer *a, FILE *explain, char *msg, size_t msglen);

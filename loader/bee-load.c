@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"usage: bee-load check [--json]\n"
 	"       bee-load run [--audit-log FILE] [--audit-detail] [--env NAME=VALUE]...\n"
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
-	"                    [--user USER|UID[:GID]] PACK -- CMD [ARGS]...\n"
+	"                    [--user USER|UID[:GID]] [--learn LOG] PACK -- CMD [ARGS]...\n"
 	"       bee-load start [options of run] PACK\n"
 	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
 	"       bee-load stop [--state-dir DIR] SESSION\n"
@@ -64,6 +64,9 @@ static const char help_text[] =
 	"Options of run (and start):\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
 	"  --audit-detail        add pid, comm, policy, source, reason after the five keys\n"
+	"  --learn LOG           run only: learning mode, NOTHING IS DENIED; every access\n"
+	"                        the policy would refuse goes to LOG with the rule that\n"
+	"                        would decide, for `beec learn LOG -o NEW.toml`\n"
 	"  --env NAME=VALUE      set NAME in the tool's environment (after [env] set)\n"
 	"  --backend B           auto (bpf-lsm when check passes, else landlock, said on\n"
 	"                        stderr; refused when the configuration says fallback =\n"
@@ -122,11 +125,11 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_LEARN };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening, packs;
-	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user;
+	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *learn;
 	const char **env;
 	size_t nenv;
 };
@@ -145,10 +148,12 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "packs", no_argument, NULL, OPT_PACKS },
+		{ "learn", required_argument, NULL, OPT_LEARN },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir", "no-landlock-hardening", "config", "user", "packs" };
+					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
+					     "learn" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -192,6 +197,9 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_PACKS:
 			a->packs = true;
+			break;
+		case OPT_LEARN:
+			a->learn = optarg;
 			break;
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
@@ -332,7 +340,20 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 		.bpffs = config_str(c, CONFIG_BPFFS), .state_dir = config_str(c, CONFIG_STATE_DIR),
 		.warn = warn_stderr, .no_landlock_hardening = a->no_ll_hardening,
 		.landlock_fallback = config_bool(c, CONFIG_FALLBACK), .user = config_str(c, CONFIG_USER),
+		.learn = a->learn,
 	};
+}
+
+/* Learning denies nothing: said so that nobody mistakes it for a session. */
+static void learn_banner(const char *pack, const char *log)
+{
+	fprintf(stderr,
+		"bee-load: ************************************************************\n"
+		"bee-load: LEARNING MODE: policy '%s' is NOT ENFORCED in this session.\n"
+		"bee-load: Nothing is denied; what it would deny is recorded in '%s'.\n"
+		"bee-load: Run only tools you trust this far; then: beec learn %s -o NEW.toml\n"
+		"bee-load: ************************************************************\n",
+		pack, log, log);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -343,9 +364,13 @@ static int cmd_run(int argc, char **argv)
 	a.env = calloc((size_t)argc, sizeof(char *));
 	if (!a.env)
 		return 1;
-	int status = parse_args(argc, argv, &a, SESSION_OPTIONS);
+	int status = parse_args(argc, argv, &a, SESSION_OPTIONS " learn");
 	if (status >= 0)
 		goto out;
+	if (a.learn && a.audit_log) {
+		status = usage_error("--learn LOG is the session's audit log: it does not go with --audit-log");
+		goto out;
+	}
 	if (optind >= argc) {
 		status = usage_error("run needs PACK -- CMD [ARGS]...");
 		goto out;
@@ -376,6 +401,10 @@ static int cmd_run(int argc, char **argv)
 	struct bee_session_opts o = session_opts(&a, &c);
 	struct bee_session *s;
 	struct bee_error e;
+	if (o.learn) {
+		o.audit_log = NULL;
+		learn_banner(pack, o.learn);
+	}
 	if (bee_session__open(pack, &o, &s, &e) < 0) {
 		status = fail(&e);
 		goto out;

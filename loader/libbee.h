@@ -88,7 +88,9 @@
 	X(GUARD, 82, "guard", "the global BPF LSM programs that guard bee's objects cannot be loaded or attached") \
 	X(SUPERVISOR, 83, "supervisor", "start: the session's supervisor cannot be made, or its socket cannot be " \
 	  "created")                                                                               \
-	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
+	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")                    \
+	X(LEARN, 84, "learn", "learning mode cannot start: inside a session, or the file system cannot be " \
+	  "watched (fanotify)")
 
 enum bee_stage {
 #define BEE_STAGE_ENUM(name, status, text, doc) BEE_STAGE_##name,
@@ -202,6 +204,14 @@ struct bee_session_opts {
 	 * caller that is not root keeps its own ids (and may name only
 	 * itself). Stage USER when it cannot be resolved or switched to. */
 	const char *user;
+	/* Learning mode (docs/writing-policies.md). Nothing is
+	 * denied; every access the policy would refuse is written to this
+	 * log (opened as audit_log is, which it replaces, with the detail
+	 * keys) with the rule that would decide. bpf-lsm: the hooks in
+	 * complain mode; landlock: no Landlock, fanotify permission events
+	 * for the session's cgroup; on both the cgroup network programs in
+	 * complain mode. Refused (stage LEARN) inside a session. */
+	const char *learn;
 };
 
 struct bee_session;

@@ -22,7 +22,10 @@
  *              increments gen after every change of bee_exec or bee_pins
  *              (a revoke): the programs cache "this inode may be mapped
  *              executable" per inode, tagged with gen, and ignore a cached
- *              answer of another generation.
+ *              answer of another generation. flags holds BEE_STATE_LEARN
+ *              for a learning session: the policy's hooks record what they
+ *              would deny and allow it (the global hooks of bee_guard.bpf.h
+ *              keep denying).
  *
  * The global BPF LSM programs (bpf/bee_guard.bpf.h, bpf-lsm backend only):
  *
@@ -70,9 +73,13 @@ struct bee_pin_value {
 	__u32 reserved;
 };
 
+/* bee_state.flags */
+#define BEE_STATE_LEARN 1u       /* complain mode (bee-load run --learn): a denial is
+				  * recorded, whatever [audit] says, and then allowed */
+
 struct bee_state {
 	__u32 gen;               /* generation of bee_exec and bee_pins */
-	__u32 reserved;
+	__u32 flags;             /* BEE_STATE_*; revoke keeps them */
 };
 
 /* The mount point of a superblock's root; a path's first bytes. */
