@@ -10,6 +10,7 @@
 #include "attenuate.h"
 #include "config.h"
 #include "diff.h"
+#include "learn.h"
 #include "libbeec.h"
 #include "mem.h"
 #include "pack_build.h"
@@ -188,6 +189,7 @@ static int cmd_check(int argc, char **argv);
 static int cmd_diff(int argc, char **argv);
 static int cmd_show(int argc, char **argv);
 static int cmd_config(int argc, char **argv);
+static int cmd_learn(int argc, char **argv);
 
 struct command {
 	const char *name;
@@ -208,6 +210,8 @@ static const struct command commands[] = {
 	  "                     --fail-on-widen: exit 4 when it adds any", cmd_diff },
 	{ "config", "[--json] [-D NAME=VALUE]...", "the resolved configuration, each key with where it came from",
 	  cmd_config },
+	{ "learn", "[--base P] [-D N=V]... LOG... -o NEW", "a policy granting what LOGs (of bee-load run --learn)\n"
+	  "                     show denied, generalised and commented; secrets never granted", cmd_learn },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -868,6 +872,104 @@ static int cmd_config(int argc, char **argv)
 	status = finish_output(status);
 out:
 	policy_args_fini(&pa);
+	return status;
+}
+
+/* ---- beec learn [--base POLICY] [--name NAME] [-D NAME=VALUE]... LOG... -o NEW --------- */
+
+static int cmd_learn(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "base", required_argument, NULL, 'b' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char **defines = xcalloc((size_t)argc + 1, sizeof(char *));
+	const char *base_path = NULL, *name = NULL, *output = NULL;
+	size_t ndefines = 0;
+	int c, status = 0;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":D:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			base_path = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'D':
+			if (!valid_define(optarg)) {
+				status = usage_error("-D expects NAME=VALUE, got '%s'", optarg);
+				goto out;
+			}
+			defines[ndefines++] = optarg;
+			break;
+		case 'h':
+			printf("usage: beec learn [--base POLICY] [--name NAME] [-D NAME=VALUE]... LOG... -o NEW.toml\n");
+			status = finish_output(0);
+			goto out;
+		case ':':
+			status = usage_error("option '%s' needs a value", argv[optind - 1]);
+			goto out;
+		default:
+			status = usage_error("unknown option '%s' for learn", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind == argc || !output) {
+		status = usage_error("learn needs LOG... and -o NEW.toml");
+		goto out;
+	}
+	struct beec_opts opts = { .sz = sizeof(opts), .defines = defines, .ndefines = ndefines };
+	struct beec_policy base = { 0 };
+	struct diag_ctx dc;
+	beec_diag_init(&dc);
+	char *parent = NULL;
+	if (base_path) {
+		status = load_to(&base, base_path, DUMP_NET, &opts, &dc);
+		if (status) {
+			diag_print(&dc, stderr);
+			diag_fini(&dc);
+			beec_policy__fini(&base);
+			goto out;
+		}
+		parent = beec_policy__parent_path(&base);
+	}
+	struct learn_opts lo = {
+		.logs = (const char *const *)&argv[optind], .nlogs = (size_t)(argc - optind), .defines = defines,
+		.ndefines = ndefines, .base = base_path ? &base : NULL, .base_parent = parent, .name = name,
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int err = mem ? learn_run(&lo, mem, stderr, &dc) : -ENOMEM;
+	if (mem)
+		fclose(mem);
+	if (err == -ENOMEM) {
+		status = -ENOMEM;
+	} else if (err < 0) {
+		status = EXIT_POLICY;
+	} else {
+		int werr = pack_write_file(output, text, len);
+		if (werr < 0) {
+			diag_error(&dc, LOC_NONE, "cannot write '%s': %s", output, write_cause(werr));
+			status = EXIT_OUTPUT;
+		}
+	}
+	free(text);
+	free(parent);
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	beec_policy__fini(&base);
+	if (status >= 0)
+		status = finish_output(status);
+out:
+	free(defines);
 	return status;
 }
 
