@@ -55,6 +55,8 @@ static const char help_text[] =
 	"                     a parent must be proved its subset first)\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE (after the\n"
 	"                     configuration's [beec] define table; -D wins per NAME)\n"
+	"  -I DIR             look for include = [\"NAME\"] in DIR (after the policy's\n"
+	"                     directory, before beec.abstractions and the installed ones)\n"
 	"  --config FILE      a configuration file above .bee/config.toml (searched up to\n"
 	"                     the repository's root), ~/.config/bee/config.toml and\n"
 	"                     /etc/bee/config.toml (docs/config.md)\n"
@@ -357,6 +359,8 @@ static int run_dump(enum dump_stage stage, const char *path, const struct beec_o
 struct policy_args {
 	const char **defines;    /* the configuration's, then -D's */
 	size_t ndefines;
+	const char **include_dirs;   /* -I's, then the configuration's beec.abstractions */
+	size_t ninclude_dirs;
 	char **config_defines;   /* the configuration's strings, owned here */
 	size_t nconfig_defines;
 	unsigned max_states;
@@ -440,6 +444,7 @@ static int config_read(const struct policy_args *pa)
 static void policy_args_fini(struct policy_args *pa)
 {
 	free(pa->defines);
+	free(pa->include_dirs);
 	config_defines_free(pa->config_defines, pa->nconfig_defines);
 }
 
@@ -463,6 +468,12 @@ static int config_apply(struct policy_args *pa)
 	free(pa->defines);
 	pa->defines = all;
 	pa->ndefines += n;
+	/* include = ["NAME"]: -I's directories, then the configuration's */
+	const struct config_value *ab = &beec_config.v[CONFIG_ABSTRACTIONS];
+	for (size_t i = 0; i < ab->n; i++) {
+		pa->include_dirs = xrealloc(pa->include_dirs, (pa->ninclude_dirs + 1) * sizeof(char *));
+		pa->include_dirs[pa->ninclude_dirs++] = ab->list[i];
+	}
 	return -1;
 }
 
@@ -490,8 +501,12 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, dump ? ":D:ho:" : "+:D:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, dump ? ":D:I:ho:" : "+:D:I:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'I':
+			pa->include_dirs = xrealloc(pa->include_dirs, (pa->ninclude_dirs + 1) * sizeof(char *));
+			pa->include_dirs[pa->ninclude_dirs++] = optarg;
+			break;
 		case 'o':
 			pa->output = optarg;
 			break;
@@ -578,6 +593,8 @@ static struct beec_opts policy_args_opts(const struct policy_args *pa)
 		.max_states = pa->max_states,
 		.max_input = pa->max_input,
 		.limits = &pa->limits,
+		.include_dirs = pa->include_dirs,
+		.ninclude_dirs = pa->ninclude_dirs,
 	};
 }
 
@@ -891,8 +908,13 @@ static int cmd_learn(int argc, char **argv)
 	int c, status = 0;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":D:o:h", longopts, NULL)) != -1) {
+	const char **idirs = xcalloc((size_t)argc + 1, sizeof(char *));
+	size_t nidirs = 0;
+	while ((c = getopt_long(argc, argv, ":D:I:o:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'I':
+			idirs[nidirs++] = optarg;
+			break;
 		case 'b':
 			base_path = optarg;
 			break;
@@ -910,7 +932,7 @@ static int cmd_learn(int argc, char **argv)
 			defines[ndefines++] = optarg;
 			break;
 		case 'h':
-			printf("usage: beec learn [--base POLICY] [--name NAME] [-D NAME=VALUE]... LOG... -o NEW.toml\n");
+			printf("usage: beec learn [--base POLICY] [--name NAME] [-D NAME=VALUE]... [-I DIR]... LOG... -o NEW.toml\n");
 			status = finish_output(0);
 			goto out;
 		case ':':
@@ -925,7 +947,8 @@ static int cmd_learn(int argc, char **argv)
 		status = usage_error("learn needs LOG... and -o NEW.toml");
 		goto out;
 	}
-	struct beec_opts opts = { .sz = sizeof(opts), .defines = defines, .ndefines = ndefines };
+	struct beec_opts opts = { .sz = sizeof(opts), .defines = defines, .ndefines = ndefines,
+				  .include_dirs = idirs, .ninclude_dirs = nidirs };
 	struct beec_policy base = { 0 };
 	struct diag_ctx dc;
 	beec_diag_init(&dc);
@@ -970,6 +993,7 @@ static int cmd_learn(int argc, char **argv)
 		status = finish_output(status);
 out:
 	free(defines);
+	free(idirs);
 	return status;
 }
 

@@ -57,6 +57,10 @@ struct beec_opts {
 	/* every other bound (beec_limits.h); NULL: the defaults. A max_states
 	 * given above wins over limits->states. */
 	const struct beec_limits *limits;
+	/* where include = ["NAME"] looks after the policy's directory (then
+	 * /usr/local/share/bee/abstractions, /usr/share/bee/abstractions) */
+	const char *const *include_dirs;
+	size_t ninclude_dirs;
 };
 
 struct beec_policy {
@@ -68,6 +72,11 @@ struct beec_policy {
 	struct toml_doc *doc;
 	struct ir_policy *ir;
 	struct lowered *lw;
+	/* sources besides src that diagnostics may point into: the includer's
+	 * own text and its included files, once includes are merged (src is
+	 * then the merged policy: include.h) */
+	struct source **kept;
+	size_t nkept;
 };
 
 /* Reads path ("-" is standard input), of at most opts->max_input bytes. A
