@@ -9,7 +9,8 @@
  *             /usr/local/share/bee/abstractions and /usr/share/bee/abstractions)
  *   load      each included file is a policy of its own (version, name),
  *             compiled with the same defines, so its errors point at its own
- *             lines; it may not include others nor name a parent
+ *             lines; it may include others (INCLUDE_DEPTH deep) but not
+ *             name a parent
  *   merge     one policy: the includer's name, parent and [audit], every
  *             rule of both (the includer's first, a rule given twice kept
  *             once), the union of [syscalls]; the record
@@ -219,9 +220,13 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 {
 	const struct ir_policy *top = p->ir;
 	struct beec_policy inc[INCLUDE_MAX];
-	char *records[INCLUDE_MAX];
-	size_t ninc = 0;
+	char **records = NULL;
+	size_t ninc = 0, nrec = 0;
 	int err = 0;
+	static __thread int nesting;   /* included policies are built by this pass too */
+	if (nesting >= INCLUDE_DEPTH)
+		return diag_error(dc, top->includes_loc[0], "includes nest more than %d deep (a cycle?)",
+				  INCLUDE_DEPTH), -EINVAL;
 	if (top->nincludes > INCLUDE_MAX)
 		return diag_error(dc, top->includes_loc[INCLUDE_MAX], "more than %d includes", INCLUDE_MAX), -EINVAL;
 	const char *slash = strrchr(p->src->name, '/');
@@ -240,7 +245,9 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 			continue;
 		}
 		struct beec_policy *q = &inc[ninc];
+		nesting++;
 		int e = beec_policy__load(q, path, opts, dc);
+		nesting--;
 		if (q->src)
 			keep_source(p, q->src);   /* its diagnostics are printed later */
 		q->src = NULL;
@@ -250,9 +257,6 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 			diag_note(dc, at, "included here");
 			beec_policy__fini(q);
 			err = -EINVAL;
-		} else if (q->ir->nincludes || q->ir->nincluded) {
-			diag_error(dc, at, "'%s' includes others itself: an included policy may not", path);
-			err = -EINVAL;
 		} else if (q->ir->parent) {
 			diag_error(dc, at, "'%s' names a parent: an included policy may not", path);
 			err = -EINVAL;
@@ -260,8 +264,17 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 		if (e == 0) {
 			const struct source *s = p->kept[p->nkept - 1];
 			char *real = realpath(path, NULL);
-			records[ninc] = xasprintf("%s %s xxh3:%016llx", n, real ? real : path,
-						  (unsigned long long)XXH3_64bits(s->text, s->len));
+			records = xrealloc(records, (nrec + 1 + q->ir->nincluded) * sizeof(char *));
+			records[nrec++] = xasprintf("%s %s xxh3:%016llx", n, real ? real : path,
+						    (unsigned long long)XXH3_64bits(s->text, s->len));
+			/* what it included in turn */
+			for (size_t k = 0; k < q->ir->nincluded; k++) {
+				bool dup = false;
+				for (size_t r = 0; r < nrec; r++)
+					dup |= strcmp(records[r], q->ir->included[k]) == 0;
+				if (!dup)
+					records[nrec++] = xstrdup(q->ir->included[k]);
+			}
 			free(real);
 			ninc++;
 		}
@@ -274,7 +287,7 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 		for (size_t i = 0; i < ninc; i++)
 			m.v[m.n++] = inc[i].ir;
 		size_t len;
-		char *text = merged_text(&m, records, ninc, &len);
+		char *text = merged_text(&m, records, nrec, &len);
 		char *name = xasprintf("%s+include", p->src->name);
 		struct source *flat = source_new(name, text, len);
 		free(name);
@@ -287,9 +300,10 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 		p->ir = NULL;
 		p->src = flat;
 	}
-	for (size_t i = 0; i < ninc; i++) {
+	for (size_t i = 0; i < ninc; i++)
 		beec_policy__fini(&inc[i]);
+	for (size_t i = 0; i < nrec; i++)
 		free(records[i]);
-	}
+	free(records);
 	return err;
 }

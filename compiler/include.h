@@ -11,6 +11,7 @@ struct beec_policy;
 struct beec_opts;
 
 #define INCLUDE_MAX 32   /* includes of one policy */
+#define INCLUDE_DEPTH 8  /* included policies that include others */
 
 /* p built, with includes: each included policy loaded, then p's source
  * replaced by the merged policy's TOML (p's doc and IR freed: parse and

@@ -15,9 +15,10 @@
  *               a written file           -> its directory's / ** when the file
  *                                           is gone (a temporary, a lock) or
  *                                           its directory had 2 writes
- *               the dynamic loader's own exec is dropped: an exec grant
- *               implies its interpreter, and granting ld.so would let any
- *               readable file run
+ *               an executed file is granted read as well (the kernel opens
+ *               it for reading; Landlock asks for both rights), and the
+ *               dynamic loader is granted as it was seen (under landlock the
+ *               kernel's open of a program's interpreter asks for execute)
  *   write     TOML: each grant with its evidence (count, first example),
  *             sorted; -D values written back as ${NAME}
  *
@@ -26,6 +27,7 @@
  */
 #include "learn.h"
 
+#include "landlock.h"
 #include "libbeec.h"
 #include "mem.h"
 
@@ -52,6 +54,7 @@ struct obs {
 	unsigned long long count;
 	char *first;                 /* the first example a grant stands for */
 	bool dir;                    /* the resource itself was opened as a directory */
+	bool lsm;                    /* seen by the BPF LSM hooks (source "bpf") */
 	bool secret;
 };
 
@@ -61,7 +64,9 @@ struct obs_list {
 };
 
 struct learn {
+	bool no_lib_globs;           /* the landlock backend could not take them */
 	struct obs_list cls[LC_COUNT];
+	struct obs_list listed;      /* directories too near the root to grant whole */
 	struct obs_list secrets[LC_COUNT];
 	char **env;
 	size_t nenv, capenv;
@@ -182,7 +187,8 @@ static void env_add(struct learn *L, const char *name, size_t len)
 	L->env[L->nenv++] = s;
 }
 
-static void take(struct learn *L, const char *kind, const char *action, const char *res, unsigned long long count)
+static void take(struct learn *L, const char *kind, const char *action, const char *res, unsigned long long count,
+		 bool lsm)
 {
 	int c = -1;
 	if (strcmp(kind, "Environment") == 0) {
@@ -211,7 +217,11 @@ static void take(struct learn *L, const char *kind, const char *action, const ch
 		return;
 	char dir[4096];
 	bool secret = c <= LC_EXEC && is_secret(res, dir, sizeof(dir));
-	obs_add(secret ? &L->secrets[c] : &L->cls[c], res, count, NULL);
+	obs_add(secret ? &L->secrets[c] : &L->cls[c], res, count, NULL)->lsm |= lsm;
+	/* the kernel opens what it executes for reading too (Landlock asks
+	 * for both rights: READ_FILE and EXECUTE) */
+	if (c == LC_EXEC && !secret)
+		obs_add(&L->cls[LC_READ], res, count, NULL)->lsm |= lsm;
 	L->records++;
 }
 
@@ -241,6 +251,7 @@ static int read_log(struct learn *L, const char *path, struct diag_ctx *dc)
 		const char *res = json_string_value(json_object_get(o, "resource"));
 		const char *decision = json_string_value(json_object_get(o, "decision"));
 		json_int_t count = json_integer_value(json_object_get(o, "count"));
+		const char *source = json_string_value(json_object_get(o, "source"));
 		if (!kind || !action || !res || !decision) {
 			json_decref(o);
 			err = diag_error(dc, LOC_NONE, "%s:%zu: an audit record lacks kind, action, resource or decision",
@@ -249,7 +260,8 @@ static int read_log(struct learn *L, const char *path, struct diag_ctx *dc)
 		}
 		/* a repeat record counts what was written once already */
 		if (strcmp(decision, "Deny") == 0)
-			take(L, kind, action, res, count > 0 ? (unsigned long long)count : 1);
+			take(L, kind, action, res, count > 0 ? (unsigned long long)count : 1,
+			     source && strcmp(source, "bpf") == 0);
 		json_decref(o);
 	}
 	free(line);
@@ -320,12 +332,14 @@ static void fold_into(struct obs_list *l, const char *dir)
 		struct obs *o = &l->v[i];
 		if (strcmp(o->res, dir) == 0 || under(o->res, dir)) {
 			count += o->count;
-			self |= strcmp(o->res, dir) == 0 || (o->dir && strcmp(o->res, glob) == 0);
+			self |= (strcmp(o->res, dir) == 0 && o->lsm) || (o->dir && strcmp(o->res, glob) == 0);
 			if (!first || strcmp(o->first, first) < 0)
 				first = o->first;
 			continue;
 		}
-		obs_add(&out, o->res, o->count, o->first)->dir = o->dir;
+		struct obs *n = obs_add(&out, o->res, o->count, o->first);
+		n->dir = o->dir;
+		n->lsm = o->lsm;
 	}
 	struct obs *g = obs_add(&out, glob, count, first);
 	g->dir = self;
@@ -334,39 +348,39 @@ static void fold_into(struct obs_list *l, const char *dir)
 	*l = out;
 }
 
-/* Directories with at least `min` entries in l (each entry counted in its
- * parent), deepest first; folds one and says so. */
+/* The deepest directory (at least min_depth levels down, holding no
+ * secret) with at least min entries below it, folded into one grant;
+ * false when there is none. Ties go to the smaller name: deterministic. */
 static bool fold_one(const struct learn *L, struct obs_list *l, size_t min, size_t min_depth)
 {
 	char *best = NULL;
 	size_t best_depth = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		char *entry = xstrdup(l->v[i].res);
-		if (has_suffix(entry, "/**"))
-			entry[strlen(entry) - 3] = '\0';
-		char *d = dir_of(entry);
-		free(entry);
-		if (!d || depth(d) < min_depth || holds_secret(L, d) || (best && depth(d) <= best_depth)) {
+		char *d = xstrdup(l->v[i].res), *up;
+		if (has_suffix(d, "/**"))
+			d[strlen(d) - 3] = '\0';
+		while ((up = dir_of(d))) {
 			free(d);
-			continue;
+			d = up;
+			if (depth(d) < min_depth)
+				break;
+			if (holds_secret(L, d) ||
+			    (best && (depth(d) < best_depth || (depth(d) == best_depth && strcmp(d, best) >= 0))))
+				continue;
+			size_t n = 0;
+			for (size_t k = 0; k < l->n; k++)
+				n += under(l->v[k].res, d);
+			/* a glob already there counts as one entry; only a new one is progress */
+			char *g = xasprintf("%s/**", d);
+			bool only_self = n == 1 && obs_find(l, g);
+			free(g);
+			if (n >= min && !only_self) {
+				free(best);
+				best = xstrdup(d);
+				best_depth = depth(d);
+			}
 		}
-		size_t n = 0;
-		for (size_t k = 0; k < l->n; k++) {
-			char *e = xstrdup(l->v[k].res);
-			if (has_suffix(e, "/**"))
-				e[strlen(e) - 3] = '\0';
-			char *dk = dir_of(e);
-			n += dk && strcmp(dk, d) == 0;
-			free(dk);
-			free(e);
-		}
-		if (n >= min) {
-			free(best);
-			best = d;
-			best_depth = depth(d);
-		} else {
-			free(d);
-		}
+		free(d);
 	}
 	if (!best)
 		return false;
@@ -397,50 +411,64 @@ static void drop_covered(struct obs_list *l)
 	}
 }
 
-static void shape_libs(struct obs_list *l)
+static void shape_libs(struct obs_list *l, bool off)
 {
 	struct obs_list out = { 0 };
 	for (size_t i = 0; i < l->n; i++) {
 		char *r = xstrdup(l->v[i].res);
-		lib_glob(r);
-		obs_add(&out, r, l->v[i].count, l->v[i].first);
+		if (!off)
+			lib_glob(r);
+		struct obs *n = obs_add(&out, r, l->v[i].count, l->v[i].first);
+		n->dir |= l->v[i].dir;
+		n->lsm |= l->v[i].lsm;
 		free(r);
 	}
 	obs_list_fini(l);
 	*l = out;
 }
 
+/* A directory opened (listed): Landlock's right to list it comes with its
+ * whole tree, so it is granted as "D/ **", which under landlock lets D be
+ * listed too; seen by the BPF LSM hooks (which judge D's own open by "D")
+ * it is "D{,/ **}", which the landlock backend refuses. Except near
+ * the root (/, /tmp, /etc: depth < 2) or where a secret is: those are
+ * only listed as comments. */
+static void shape_dirs(struct learn *L)
+{
+	struct obs_list *l = &L->cls[LC_READ];
+	for (size_t i = 0; i < l->n; i++) {
+		struct stat st;
+		struct obs *o = &l->v[i];
+		if (lstat(o->res, &st) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if (depth(o->res) < 2 || holds_secret(L, o->res)) {
+			obs_add(&L->listed, o->res, o->count, NULL);
+			free(o->res);
+			free(o->first);
+			l->v[i--] = l->v[--l->n];
+			continue;
+		}
+		char *g = xasprintf("%s/**", o->res);
+		free(o->res);
+		o->res = g;
+		o->dir = o->lsm;
+	}
+}
+
 static void shape_reads(struct learn *L)
 {
 	struct obs_list *l = &L->cls[LC_READ];
-	shape_libs(l);
+	shape_dirs(L);
+	shape_libs(l, L->no_lib_globs);
 	/* a directory of 3 reads, then 3 siblings: never above /usr/x, /etc/x */
 	while (fold_one(L, l, 3, 2))
 		;
 	drop_covered(l);
 }
 
-/* The dynamic loader: implied by every exec grant, and a way around the
- * exec list if granted itself. */
-static bool is_ldso(const char *p)
-{
-	const char *base = strrchr(p, '/');
-	base = base ? base + 1 : p;
-	return strncmp(base, "ld-linux", 8) == 0 || strcmp(base, "ld.so") == 0 || strncmp(base, "ld-", 3) == 0;
-}
-
 static void shape_execs(struct learn *L)
 {
-	struct obs_list *l = &L->cls[LC_EXEC];
-	for (size_t i = 0; i < l->n;)
-		if (is_ldso(l->v[i].res)) {
-			free(l->v[i].res);
-			free(l->v[i].first);
-			l->v[i] = l->v[--l->n];
-		} else {
-			i++;
-		}
-	shape_libs(l);
+	shape_libs(&L->cls[LC_EXEC], L->no_lib_globs);
 }
 
 static void shape_writes(struct learn *L)
@@ -815,6 +843,11 @@ static void write_policy(const struct writer *w, const struct learn *L)
 	if (fs) {
 		fputs("\n[fs]\n", out);
 		write_list(w, "read", IR_RULE_FS_READ, &L->cls[LC_READ], "read");
+		for (size_t i = 0; i < L->listed.n; i++) {
+			char buf[8192];
+			fprintf(out, "# listed, not granted (its whole tree would be): %s\n",
+				subst(o, L->listed.v[i].res, buf, sizeof(buf)));
+		}
 		write_list(w, "write", IR_RULE_FS_WRITE, &L->cls[LC_WRITE], "written");
 		write_deny(w, L);
 	}
@@ -846,6 +879,63 @@ static void write_policy(const struct writer *w, const struct learn *L)
 		fprintf(out, "\n[audit]\ndecisions = \"%s\"\n", ir_audit_mode_name(base->ir->audit));
 }
 
+static struct obs_list obs_list_copy(const struct obs_list *l)
+{
+	struct obs_list out = { 0 };
+	for (size_t i = 0; i < l->n; i++) {
+		struct obs *n = obs_add(&out, l->v[i].res, l->v[i].count, l->v[i].first);
+		n->dir = l->v[i].dir;
+		n->lsm = l->v[i].lsm;
+	}
+	return out;
+}
+
+static void sort_all(struct learn *L);
+
+/* Whether the policy L gives compiles to a Landlock plan that holds. */
+static bool landlock_takes(struct learn *L, const struct learn_opts *o)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		mem_raise(__func__);
+	sort_all(L);
+	struct writer w = { f, o };
+	write_policy(&w, L);
+	fclose(f);
+	struct beec_policy p = { .src = source_new("learned.toml", text, len) };
+	struct beec_opts bo = { .sz = sizeof(bo), .defines = o->defines, .ndefines = o->ndefines };
+	struct diag_ctx dc;
+	diag_init(&dc);
+	bool ok = true;
+	if (beec_policy__parse(&p, &dc) == 0 && beec_policy__build(&p, &bo, &dc) == 0 &&
+	    beec_policy__lower(&p, &bo, &dc) == 0) {
+		struct landlock_plan plan;
+		landlock_plan_build(p.lw, &plan);
+		ok = plan.expressible;
+		landlock_plan_fini(&plan);
+	}
+	diag_fini(&dc);
+	beec_policy__fini(&p);
+	free(text);
+	return ok;
+}
+
+static void sort_all(struct learn *L)
+{
+	for (int c = 0; c < LC_COUNT; c++) {
+		if (L->cls[c].n > 1)
+			qsort(L->cls[c].v, L->cls[c].n, sizeof(struct obs), obs_cmp);
+		if (L->secrets[c].n > 1)
+			qsort(L->secrets[c].v, L->secrets[c].n, sizeof(struct obs), obs_cmp);
+	}
+	if (L->nenv > 1)
+		qsort(L->env, L->nenv, sizeof(char *), str_cmp);
+	if (L->listed.n > 1)
+		qsort(L->listed.v, L->listed.n, sizeof(struct obs), obs_cmp);
+}
+
 static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, struct diag_ctx *dc)
 {
 	struct learn L = { 0 };
@@ -854,20 +944,36 @@ static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, str
 		err = read_log(&L, o->logs[i], dc);
 	if (err)
 		goto out;
+	/* the observations, kept for a second shaping */
+	struct learn raw = L;
+	for (int c = 0; c < LC_COUNT; c++)
+		raw.cls[c] = obs_list_copy(&L.cls[c]);
 	drop_allowed(&L, o->base);
 	shape_reads(&L);
 	shape_writes(&L);
 	shape_execs(&L);
 	net_shape(&L);
 	drop_allowed(&L, o->base);
-	for (int c = 0; c < LC_COUNT; c++) {
-		if (L.cls[c].n > 1)
-			qsort(L.cls[c].v, L.cls[c].n, sizeof(struct obs), obs_cmp);
-		if (L.secrets[c].n > 1)
-			qsort(L.secrets[c].v, L.secrets[c].n, sizeof(struct obs), obs_cmp);
+	/* versioned-library globs are what a person writes, but a landlock
+	 * backend that takes only literal files and whole directories refuses
+	 * them: then the libraries are named one by one */
+	if (!landlock_takes(&L, o)) {
+		for (int c = 0; c < LC_COUNT; c++) {
+			obs_list_fini(&L.cls[c]);
+			L.cls[c] = obs_list_copy(&raw.cls[c]);
+		}
+		obs_list_fini(&L.listed);
+		L.no_lib_globs = true;
+		drop_allowed(&L, o->base);
+		shape_reads(&L);
+		shape_writes(&L);
+		shape_execs(&L);
+		net_shape(&L);
+		drop_allowed(&L, o->base);
 	}
-	if (L.nenv > 1)
-		qsort(L.env, L.nenv, sizeof(char *), str_cmp);
+	for (int c = 0; c < LC_COUNT; c++)
+		obs_list_fini(&raw.cls[c]);
+	sort_all(&L);
 	for (int c = LC_READ; c <= LC_EXEC && warn; c++)
 		for (size_t i = 0; i < L.secrets[c].n; i++)
 			fprintf(warn, "beec: warning: '%s' looks like a secret (%s during learning): not granted, denied\n",
@@ -875,6 +981,7 @@ static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, str
 	struct writer w = { out, o };
 	write_policy(&w, &L);
 out:
+	obs_list_fini(&L.listed);
 	for (int c = 0; c < LC_COUNT; c++) {
 		obs_list_fini(&L.cls[c]);
 		obs_list_fini(&L.secrets[c]);
