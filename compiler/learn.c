@@ -65,6 +65,8 @@ struct obs_list {
 
 struct learn {
 	bool no_lib_globs;           /* the landlock backend could not take them */
+	struct obs_list made;        /* files the tool wrote in a directory it wrote (made them) */
+	struct obs_list wdirs;       /* directories written: files were made in them */
 	struct obs_list cls[LC_COUNT];
 	struct obs_list listed;      /* directories too near the root to grant whole */
 	struct obs_list secrets[LC_COUNT];
@@ -455,9 +457,62 @@ static void shape_dirs(struct learn *L)
 	}
 }
 
+/* Files the tool made: written, in a directory written too (an open with
+ * O_CREAT writes its directory), or gone by now (temporaries). Landlock
+ * binds a rule to the file at launch, so a file made during the session
+ * is reached only by its directory's rule: each becomes "D/ **". */
+static void find_made(struct learn *L)
+{
+	const struct obs_list *w = &L->cls[LC_WRITE];
+	for (size_t i = 0; i < w->n; i++) {
+		char *d = dir_of(w->v[i].res);
+		if (d && strncmp(w->v[i].res, "/dev/", 5) != 0 && obs_find((struct obs_list *)w, d)) {
+			obs_add(&L->made, w->v[i].res, 1, NULL);
+			obs_add(&L->wdirs, d, 1, NULL);
+		}
+		free(d);
+	}
+}
+
+/* Made by the tool, gone by now, or in a directory where the tool made
+ * files (what it ran from there, a build's output, may be made anew). */
+static bool made_or_gone(const struct learn *L, const char *p)
+{
+	struct stat st;
+	char *d = dir_of(p);
+	bool in_made_dir = d && obs_find((struct obs_list *)&L->wdirs, d);
+	free(d);
+	return in_made_dir || obs_find((struct obs_list *)&L->made, p) || (lstat(p, &st) < 0 && errno == ENOENT);
+}
+
+/* Entries of l that the tool made become their directory's tree. */
+static void shape_made(struct learn *L, struct obs_list *l)
+{
+	struct obs_list out = { 0 };
+	for (size_t i = 0; i < l->n; i++) {
+		struct obs *o = &l->v[i];
+		char *d = dir_of(o->res);
+		struct obs *n;
+		if (d && strncmp(o->res, "/dev/", 5) != 0 && !has_suffix(o->res, "/**") && made_or_gone(L, o->res) &&
+		    !holds_secret(L, d)) {
+			char *g = xasprintf("%s/**", d);
+			n = obs_add(&out, g, o->count, o->first);
+			free(g);
+		} else {
+			n = obs_add(&out, o->res, o->count, o->first);
+			n->dir |= o->dir;
+		}
+		n->lsm |= o->lsm;
+		free(d);
+	}
+	obs_list_fini(l);
+	*l = out;
+}
+
 static void shape_reads(struct learn *L)
 {
 	struct obs_list *l = &L->cls[LC_READ];
+	shape_made(L, l);
 	shape_dirs(L);
 	shape_libs(l, L->no_lib_globs);
 	/* a directory of 3 reads, then 3 siblings: never above /usr/x, /etc/x */
@@ -468,6 +523,8 @@ static void shape_reads(struct learn *L)
 
 static void shape_execs(struct learn *L)
 {
+	shape_made(L, &L->cls[LC_EXEC]);
+	drop_covered(&L->cls[LC_EXEC]);
 	shape_libs(&L->cls[LC_EXEC], L->no_lib_globs);
 }
 
@@ -487,7 +544,13 @@ static void shape_writes(struct learn *L)
 		}
 		bool special = strncmp(o->res, "/dev/", 5) == 0;
 		bool gone = lstat(o->res, &st) < 0;
-		if (d && !special && (gone || n >= 2) && !holds_secret(L, d)) {
+		if (!gone && S_ISDIR(st.st_mode) && depth(o->res) >= 1 && !holds_secret(L, o->res)) {
+			/* a file made in it: the directory's tree (Landlock makes files
+			 * only below a directory rule) */
+			char *g = xasprintf("%s/**", o->res);
+			obs_add(&out, g, o->count, o->first);
+			free(g);
+		} else if (d && !special && (gone || n >= 2) && !holds_secret(L, d)) {
 			char *g = xmalloc(strlen(d) + 4);
 			sprintf(g, "%s/**", d);
 			obs_add(&out, g, o->count, o->first);
@@ -625,30 +688,15 @@ static void write_list(const struct writer *w, const char *key, enum ir_rule_kin
 		} else {
 			put_path(w, o->res);
 		}
-		if (strcmp(o->first, o->res) == 0)
+		if (!o->count)
+			fprintf(w->out, ",   # every learned policy: bee-load does not watch /dev\n");
+		else if (strcmp(o->first, o->res) == 0)
 			fprintf(w->out, ",   # %s %llu time%s\n", verb, o->count, o->count == 1 ? "" : "s");
 		else
 			fprintf(w->out, ",   # %s %llu time%s, first %s\n", verb, o->count, o->count == 1 ? "" : "s",
 				o->first);
 	}
 	fputs("]\n", w->out);
-}
-
-/* The names a launcher passes that hold no secret: granted when the
- * session scrubbed them. */
-static const char *const env_plain[] = {
-	"PATH", "HOME", "USER", "LOGNAME", "LANG", "LANGUAGE", "TERM", "TZ", "SHELL", "PWD", "TMPDIR", "COLUMNS",
-	"LINES",
-};
-
-static bool env_is_plain(const char *n)
-{
-	if (strncmp(n, "LC_", 3) == 0)
-		return true;
-	for (size_t i = 0; i < sizeof(env_plain) / sizeof(env_plain[0]); i++)
-		if (strcmp(n, env_plain[i]) == 0)
-			return true;
-	return false;
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -663,14 +711,17 @@ static bool base_allows_env(const struct beec_policy *base, const char *name)
 	return base && beec_policy__query(base, "env", "read", name, &a, NULL, msg, sizeof(msg)) == 0 && a.allow;
 }
 
+/* The environment: the base's rules as they were; the names the session
+ * scrubbed are listed, never granted. A learned policy gives the tool the
+ * environment the learning session gave it, so that the enforcing run
+ * does what was learned (a LANG granted now would have it read locale
+ * files it never read while learning). */
 static void write_env(const struct writer *w, const struct learn *L)
 {
 	const struct beec_policy *base = w->o->base;
 	bool any = false;
 	for (size_t i = 0; base && i < base->ir->nrules; i++)
 		any |= base->ir->rules[i].kind == IR_RULE_ENV_ALLOW || base->ir->rules[i].kind == IR_RULE_ENV_SET;
-	for (size_t i = 0; i < L->nenv; i++)
-		any |= env_is_plain(L->env[i]);
 	if (!any && !L->nenv)
 		return;
 	fputs("\n[env]\n", w->out);
@@ -679,12 +730,6 @@ static void write_env(const struct writer *w, const struct learn *L)
 		if (base->ir->rules[i].kind == IR_RULE_ENV_ALLOW) {
 			fputs(opened ? ", " : "allow = [", w->out);
 			put_str(w->out, base->ir->rules[i].text);
-			opened = true;
-		}
-	for (size_t i = 0; i < L->nenv; i++)
-		if (env_is_plain(L->env[i]) && !base_allows_env(base, L->env[i])) {
-			fputs(opened ? ", " : "allow = [", w->out);
-			put_str(w->out, L->env[i]);
 			opened = true;
 		}
 	if (opened)
@@ -702,25 +747,26 @@ static void write_env(const struct writer *w, const struct learn *L)
 		fputs(" }\n", w->out);
 	size_t held = 0;
 	for (size_t i = 0; i < L->nenv; i++)
-		held += !env_is_plain(L->env[i]) && !base_allows_env(base, L->env[i]);
-	if (held) {
-		fprintf(w->out, "# scrubbed and not granted (a name may hold a secret; add the ones the tool needs):\n");
-		size_t col = 0;
-		for (size_t i = 0; i < L->nenv; i++) {
-			if (env_is_plain(L->env[i]) || base_allows_env(base, L->env[i]))
-				continue;
-			if (col == 0)
-				fputs("#  ", w->out);
-			fprintf(w->out, " %s", L->env[i]);
-			col += strlen(L->env[i]) + 1;
-			if (col > 64) {
-				fputc('\n', w->out);
-				col = 0;
-			}
-		}
-		if (col)
+		held += !base_allows_env(base, L->env[i]);
+	if (!held)
+		return;
+	fprintf(w->out, "# scrubbed while learning, so not granted (the tool ran without them; a name\n"
+		"# may hold a secret): add to allow the ones the tool needs\n");
+	size_t col = 0;
+	for (size_t i = 0; i < L->nenv; i++) {
+		if (base_allows_env(base, L->env[i]))
+			continue;
+		if (col == 0)
+			fputs("#  ", w->out);
+		fprintf(w->out, " %s", L->env[i]);
+		col += strlen(L->env[i]) + 1;
+		if (col > 64) {
 			fputc('\n', w->out);
+			col = 0;
+		}
 	}
+	if (col)
+		fputc('\n', w->out);
 }
 
 static size_t nsecrets(const struct learn *L)
@@ -944,10 +990,17 @@ static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, str
 		err = read_log(&L, o->logs[i], dc);
 	if (err)
 		goto out;
+	/* the devices every tool opens: learning does not see /dev (opening
+	 * a device for fanotify's event would run its driver's open) */
+	static const char *const dev_read[] = { "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random" };
+	for (size_t i = 0; i < sizeof(dev_read) / sizeof(dev_read[0]); i++)
+		obs_add(&L.cls[LC_READ], dev_read[i], 0, NULL);
+	obs_add(&L.cls[LC_WRITE], "/dev/null", 0, NULL);
 	/* the observations, kept for a second shaping */
 	struct learn raw = L;
 	for (int c = 0; c < LC_COUNT; c++)
 		raw.cls[c] = obs_list_copy(&L.cls[c]);
+	find_made(&L);
 	drop_allowed(&L, o->base);
 	shape_reads(&L);
 	shape_writes(&L);
@@ -982,6 +1035,8 @@ static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, str
 	write_policy(&w, &L);
 out:
 	obs_list_fini(&L.listed);
+	obs_list_fini(&L.made);
+	obs_list_fini(&L.wdirs);
 	for (int c = 0; c < LC_COUNT; c++) {
 		obs_list_fini(&L.cls[c]);
 		obs_list_fini(&L.secrets[c]);

@@ -40,6 +40,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,21 +122,31 @@ static int pid_in_session(const struct bee_learn *l, pid_t pid)
 	return 0;
 }
 
-/* The open's access from the blocked thread's system call: Read, Write,
- * both (2), or -1 for an open that an exec makes (the exec's own event
- * covers the file and its interpreter). */
-static int open_access(pid_t tid, int *second)
+/* The open's access from the blocked thread's system call: Read or Write
+ * (O_RDWR: Read, and Write in *second), or -1 for an open that an exec
+ * makes (the exec's own event covers the file and its interpreter).
+ * *create: O_CREAT was asked, which writes the directory too. */
+static int open_access(pid_t tid, int *second, bool *create)
 {
 	char f[64], buf[512];
 	unsigned long long a[7] = { 0 };
 	long nr;
 	*second = -1;
+	*create = false;
 	snprintf(f, sizeof(f), "/proc/%d/syscall", (int)tid);
-	int fd = open(f, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return BEE_AUDIT_ACTION_READ;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	/* "running" while the thread is still on its way to sleeping on the
+	 * answer: asked again */
+	ssize_t n = -1;
+	for (int tries = 0; tries < 50; tries++) {
+		int fd = open(f, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return BEE_AUDIT_ACTION_READ;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0 || strncmp(buf, "running", 7) != 0)
+			break;
+		sched_yield();
+	}
 	if (n <= 0)
 		return BEE_AUDIT_ACTION_READ;
 	buf[n] = '\0';
@@ -150,7 +161,7 @@ static int open_access(pid_t tid, int *second)
 		flags = a[3];
 		break;
 	case SYS_creat:
-		flags = O_WRONLY;
+		flags = O_WRONLY | O_CREAT;
 		break;
 	case SYS_execve:
 	case SYS_execveat:
@@ -168,6 +179,7 @@ static int open_access(pid_t tid, int *second)
 	default:
 		return BEE_AUDIT_ACTION_READ;
 	}
+	*create = flags & O_CREAT;
 	switch (flags & O_ACCMODE) {
 	case O_WRONLY:
 		return BEE_AUDIT_ACTION_WRITE;
@@ -209,10 +221,12 @@ static void on_fan_event(struct bee_learn *l, const struct fanotify_event_metada
 {
 	char link[64], path[PATH_MAX];
 	int second = -1, action = -1;
+	bool create = false;
 	bool mine = m->fd >= 0 && pid_in_session(l, m->pid);
 	if (mine) {
 		/* before the answer: the open's thread is still in its system call */
-		action = m->mask & FAN_OPEN_EXEC_PERM ? BEE_AUDIT_ACTION_EXECUTE : open_access(m->pid, &second);
+		action = m->mask & FAN_OPEN_EXEC_PERM ? BEE_AUDIT_ACTION_EXECUTE
+						      : open_access(m->pid, &second, &create);
 	}
 	if (m->mask & (FAN_OPEN_PERM | FAN_OPEN_EXEC_PERM))
 		answer(l->fan_fd, m->fd);
@@ -226,6 +240,10 @@ static void on_fan_event(struct bee_learn *l, const struct fanotify_event_metada
 			enqueue(l, action, m->pid, path, (size_t)n);
 			if (second >= 0)
 				enqueue(l, second, m->pid, path, (size_t)n);
+			/* a file made (or perhaps made) writes its directory */
+			char *slash = create ? strrchr(path, '/') : NULL;
+			if (slash && slash > path)
+				enqueue(l, BEE_AUDIT_ACTION_WRITE, m->pid, path, (size_t)(slash - path));
 			uint64_t one = 1;
 			if (write(l->event_fd, &one, sizeof(one)) < 0) {
 				/* the counter is saturated: the session reads it anyway */

@@ -258,7 +258,7 @@ static int pick_bpffs(struct bee_session *s, char *bpffs, size_t bpffs_size, str
 	return bee_bpffs_private(s->state_dir, bpffs, bpffs_size, s->warn, s->warn_ctx, e);
 }
 
-static int pick_backend(struct bee_session *s, enum bee_backend want, bool fallback, char *bpffs,
+static int pick_backend(struct bee_session *s, enum bee_backend want, bool fallback, bool learn, char *bpffs,
 			size_t bpffs_size, struct bee_error *e)
 {
 	int err = bee_fault(BEE_STAGE_GATE);
@@ -285,8 +285,9 @@ static int pick_backend(struct bee_session *s, enum bee_backend want, bool fallb
 		bee_warnf(s->warn, s->warn_ctx, "bpf-lsm is unavailable here (%s); using the landlock backend",
 			  r.bpf_lsm_reason);
 	}
-	/* the gates the landlock backend needs; no BTF to parse, no probe to load */
-	if (!s->mf.ll_expressible) {
+	/* the gates the landlock backend needs; no BTF to parse, no probe to
+	 * load; learning applies no Landlock ruleset (fanotify watches) */
+	if (!s->mf.ll_expressible && !learn) {
 		char rule[32] = "";
 		if (s->mf.ll_rule >= 0)
 			snprintf(rule, sizeof(rule), " (rule %ld)", s->mf.ll_rule);
@@ -349,10 +350,18 @@ static void learn_record(struct bee_session *s)
  * an enclosing session's policy cannot be proved to allow. */
 static int learn_gate(struct bee_error *e)
 {
-	char self[PATH_MAX];
-	if (bee_cgroup_self(self, sizeof(self)) == 0 && strstr(self, "/bee-"))
+	char self[PATH_MAX], ns[64] = "";
+	/* a session's tool sees its cgroup as the root of a cgroup namespace
+	 * of its own: the initial namespace's inode is PROC_CGROUP_INIT_INO */
+	ssize_t n = readlink("/proc/self/ns/cgroup", ns, sizeof(ns) - 1);
+	bool own_ns = n > 0 && strcmp((ns[n] = '\0', ns), "cgroup:[4026531835]") != 0;
+	int r = bee_cgroup_self(self, sizeof(self));
+	if (r < 0)
+		snprintf(self, sizeof(self), "?");
+	if ((r == 0 && strstr(self, "/bee-")) || (own_ns && (r < 0 || strcmp(self, "/") == 0)))
 		return bee_fail(e, BEE_STAGE_LEARN, -EPERM,
-				"learning mode is refused inside a session (this process's cgroup is '%s')", self);
+				"learning mode is refused inside a session (this process's cgroup is '%s'%s)", self,
+				own_ns ? ", the root of a cgroup namespace of its own" : "");
 	return 0;
 }
 
@@ -374,7 +383,7 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	/* bee's state is bee's alone before anything is kept in it */
 	if ((err = bee_state_dir_secure(s->state_dir, e)) < 0)
 		return err;
-	if ((err = pick_backend(s, o->backend, o->landlock_fallback, bpffs, sizeof(bpffs), e)) < 0)
+	if ((err = pick_backend(s, o->backend, o->landlock_fallback, o->learn != NULL, bpffs, sizeof(bpffs), e)) < 0)
 		return err;
 	if ((err = bee_cgroup_self(parent, sizeof(parent))) < 0)
 		return bee_fail(e, BEE_STAGE_CGROUP, err, "cannot find this process's cgroup v2 node: %s",
