@@ -249,7 +249,8 @@ static uint64_t rep_hash(const struct bee_audit_line *l)
 /* 1: a repeat, counted; 0: the first (kept when there is room). */
 static int rep_seen(struct bee_audit_log *log, const struct bee_audit_line *l)
 {
-	if (strcmp(l->decision, "Deny") != 0 || l->count)
+	/* bee's own records ("bee:audit-lost:N") are counts already */
+	if (strcmp(l->decision, "Deny") != 0 || l->count || (l->resource_len >= 4 && memcmp(l->resource, "bee:", 4) == 0))
 		return 0;
 	if (!log->reps && !(log->reps = calloc(REPS_SLOTS, sizeof(*log->reps))))
 		return 0;
