@@ -55,6 +55,7 @@
 #endif
 
 #define LEARN_SEEN_MAX (1u << 16)    /* distinct accesses kept per session */
+#define LEARN_SYSCALL_TRIES 1000     /* reads of a thread's system call: up to ~100 ms */
 
 struct learn_item {
 	struct learn_item *next;
@@ -137,7 +138,7 @@ static int open_access(pid_t tid, int *second, bool *create)
 	/* "running" while the thread is still on its way to sleeping on the
 	 * answer: asked again */
 	ssize_t n = -1;
-	for (int tries = 0; tries < 50; tries++) {
+	for (int tries = 0; tries < LEARN_SYSCALL_TRIES; tries++) {
 		int fd = open(f, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return BEE_AUDIT_ACTION_READ;
@@ -145,10 +146,18 @@ static int open_access(pid_t tid, int *second, bool *create)
 		close(fd);
 		if (n <= 0 || strncmp(buf, "running", 7) != 0)
 			break;
-		sched_yield();
+		n = -1;
+		/* a busy machine: the thread is not off its CPU yet */
+		if (tries < 20)
+			sched_yield();
+		else
+			usleep(100);
 	}
-	if (n <= 0)
+	if (n <= 0) {
+		/* not known: both, so that the learned policy lets the tool work */
+		*second = BEE_AUDIT_ACTION_WRITE;
 		return BEE_AUDIT_ACTION_READ;
+	}
 	buf[n] = '\0';
 	if (sscanf(buf, "%ld %llx %llx %llx %llx", &nr, &a[1], &a[2], &a[3], &a[4]) < 4)
 		return BEE_AUDIT_ACTION_READ;
