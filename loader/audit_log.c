@@ -6,7 +6,7 @@
  *
  * exactly these five keys in this order (DESIGN.md), then "count" for the
  * record that counts the repeats of a denial (bee_audit_relay), then with
- * --audit-detail: pid, comm, policy, source, reason, rule (when known).
+ * --audit-detail: pid, comm, policy, session, source, reason, rule (when known).
  * Each line is written with one write(2) on a descriptor opened O_APPEND,
  * so lines of several writers (bee-load's relay, a revoke) never
  * interleave; the log is fsync'ed when it stops.
@@ -172,6 +172,8 @@ char *bee_audit_format(const struct bee_audit_line *l, const char *policy, bool 
 			jb_key_str(&b, "comm", l->comm, strlen(l->comm));
 		if (policy)
 			jb_key_str(&b, "policy", policy, strlen(policy));
+		if (l->session)
+			jb_key_str(&b, "session", l->session, strlen(l->session));
 		if (l->source)
 			jb_key_str(&b, "source", l->source, strlen(l->source));
 		if (l->reason)
@@ -195,7 +197,10 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l)
 	if (log->fd < 0)
 		return 0;
 	size_t len;
-	char *line = bee_audit_format(l, log->policy, log->detail, &len);
+	struct bee_audit_line with = *l;
+	if (!with.session)
+		with.session = log->session;
+	char *line = bee_audit_format(&with, log->policy, log->detail, &len);
 	if (!line) {
 		log->lost++;
 		if (!log->lost_err)

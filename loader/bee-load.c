@@ -63,7 +63,7 @@ static const char help_text[] =
 	"\n"
 	"Options of run (and start):\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
-	"  --audit-detail        add pid, comm, policy, source, reason after the five keys\n"
+	"  --audit-detail        add pid, comm, policy, session, source, reason after the five keys\n"
 	"  --learn LOG           run only: learning mode, NOTHING IS DENIED; every access\n"
 	"                        the policy would refuse goes to LOG with the rule that\n"
 	"                        would decide, for `beec learn LOG -o NEW.toml`\n"

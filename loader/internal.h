@@ -221,6 +221,7 @@ struct bee_audit_log {
 	uint64_t lost;              /* records that could not be written (disk full, ...) */
 	uint64_t written;           /* records written since it was opened */
 	int lost_err;               /* the first such failure, a negative errno */
+	const char *session;        /* the session's id, for --audit-detail; NULL: none */
 	struct bee_audit_rep *reps; /* denials relayed once, their repeats counted */
 	size_t nreps;
 };
@@ -239,6 +240,7 @@ struct bee_audit_line {
 	const char *reason;         /* NULL: none */
 	long long rule;             /* < 0: none */
 	uint64_t count;             /* > 0: "count" after the five keys (repeats of a denial) */
+	const char *session;        /* detail: the session's id (bee_audit_write fills it from the log) */
 };
 
 /* The line's JSON text with its '\n' (malloc'ed) and its length. Bytes of

@@ -409,6 +409,7 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if ((err = registry_create(s, e)) < 0)
 		return err;
 	s->log.policy = s->mf.name;
+	s->log.session = s->id;
 	s->log.detail = o->audit_detail || o->learn;
 	clock_arm(s);
 	if ((o->learn || o->audit_log) && (err = bee_session__audit_start(s, o->learn ? o->learn : o->audit_log, e)) < 0)
