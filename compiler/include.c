@@ -248,9 +248,16 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 		nesting++;
 		int e = beec_policy__load(q, path, opts, dc);
 		nesting--;
+		/* its diagnostics, and those of what it included, are printed later */
+		const struct source *qsrc = q->src;
 		if (q->src)
-			keep_source(p, q->src);   /* its diagnostics are printed later */
+			keep_source(p, q->src);
 		q->src = NULL;
+		for (size_t k = 0; k < q->nkept; k++)
+			keep_source(p, q->kept[k]);
+		free(q->kept);
+		q->kept = NULL;
+		q->nkept = 0;
 		if (e == -ENOMEM)
 			mem_raise(__func__);
 		if (e < 0) {
@@ -262,7 +269,7 @@ int include_merge(struct beec_policy *p, const struct beec_opts *opts, struct di
 			err = -EINVAL;
 		}
 		if (e == 0) {
-			const struct source *s = p->kept[p->nkept - 1];
+			const struct source *s = qsrc;
 			char *real = realpath(path, NULL);
 			records = xrealloc(records, (nrec + 1 + q->ir->nincluded) * sizeof(char *));
 			records[nrec++] = xasprintf("%s %s xxh3:%016llx", n, real ? real : path,
