@@ -694,7 +694,7 @@ static void test_session(void **state_)
 	lines_free(v, n);
 }
 
-/* --audit-detail: pid, comm, policy after the five keys */
+/* --audit-detail: pid, comm, policy, session after the five keys */
 static void test_audit_detail(void **state_)
 {
 	(void)state_;
@@ -713,7 +713,8 @@ static void test_audit_detail(void **state_)
 	snprintf(res, sizeof(res), "\"resource\":\"%s\",\"decision\":\"Deny\",\"pid\":", secret);
 	for (size_t i = 0; i < n; i++)
 		found |= strstr(v[i], res) &&
-			 strstr(v[i], "\"comm\":\"bee-probe\",\"policy\":\"sandbox-demo\",\"source\":\"landlock\"");
+			 strstr(v[i], "\"comm\":\"bee-probe\",\"policy\":\"sandbox-demo\",\"session\":\"") &&
+			 strstr(v[i], "\",\"source\":\"landlock\"");
 	assert_true(found);
 	lines_free(v, n);
 }
