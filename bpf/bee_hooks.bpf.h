@@ -512,14 +512,25 @@ static __always_inline __u32 bee_gen(__u64 sess)
 	return st ? st->gen : 0;
 }
 
-/* 1 when the policy's audit mode records this decision. */
+/* 1 in a learning session (bee_session.h, BEE_STATE_LEARN): looked up
+ * on the way to a denial only, so enforcing sessions pay nothing more. */
+static __always_inline int bee_learning(void)
+{
+	__u64 sess = bee_sess();
+	struct bee_state *st = bpf_map_lookup_elem(&bee_state, &sess);
+
+	return st && (st->flags & BEE_STATE_LEARN);
+}
+
+/* 1 when the policy's audit mode records this decision; a learning
+ * session records every denial. */
 static __always_inline int bee_audit_wanted(__u32 decision)
 {
 	if (BEE_AUDIT == BEE_AUDIT_MODE_ALL)
 		return 1;
-	if (BEE_AUDIT == BEE_AUDIT_MODE_DENY)
-		return decision == BEE_AUDIT_DENY;
-	return 0;
+	if (decision != BEE_AUDIT_DENY)
+		return 0;
+	return BEE_AUDIT == BEE_AUDIT_MODE_DENY || bee_learning();
 }
 
 /* The who and when of a record. */
@@ -578,10 +589,11 @@ static __always_inline void bee_event_init(struct bee_audit_event *ev, __u8 hook
 	ev->file.reserved2 = 0;
 }
 
-/* Ends an LSM decision: 1 allows; 0 denies with errno err. */
+/* Ends an LSM decision: 1 allows; 0 denies with errno err (a learning
+ * session's denial, recorded already, is allowed). */
 static __always_inline int bee_lsm_return(int allow, int err)
 {
-	if (allow)
+	if (allow || bee_learning())
 		return 1;
 	bpf_set_retval(-err);
 	return 0;
@@ -940,7 +952,7 @@ int bee_sock_create(struct bpf_sock *sk)
 	if (bee_socket_ok(family, type, protocol))
 		return 1;
 	bee_socket_refused(BEE_AUDIT_HOOK_SOCK_CREATE, family, type, protocol);
-	return 0;
+	return bee_learning();
 }
 
 /* ---- listen ---------------------------------------------------------------- */
@@ -1224,7 +1236,7 @@ static __always_inline int bee_net_hook(struct bpf_sock_addr *ctx, __u8 dir, __u
 		bee_audit_stamp(&ev);
 		bee_audit_send(&ev, sizeof(ev));
 	}
-	return a.allow ? 1 : 0;
+	return a.allow || bee_learning() ? 1 : 0;
 }
 
 SEC("cgroup/connect4")

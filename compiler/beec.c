@@ -10,6 +10,7 @@
 #include "attenuate.h"
 #include "config.h"
 #include "diff.h"
+#include "learn.h"
 #include "libbeec.h"
 #include "mem.h"
 #include "pack_build.h"
@@ -54,6 +55,8 @@ static const char help_text[] =
 	"                     a parent must be proved its subset first)\n"
 	"  -D NAME=VALUE      expand ${NAME} in the policy's strings to VALUE (after the\n"
 	"                     configuration's [beec] define table; -D wins per NAME)\n"
+	"  -I DIR             look for include = [\"NAME\"] in DIR (after the policy's\n"
+	"                     directory, before beec.abstractions and the installed ones)\n"
 	"  --config FILE      a configuration file above .bee/config.toml (searched up to\n"
 	"                     the repository's root), ~/.config/bee/config.toml and\n"
 	"                     /etc/bee/config.toml (docs/config.md)\n"
@@ -188,6 +191,7 @@ static int cmd_check(int argc, char **argv);
 static int cmd_diff(int argc, char **argv);
 static int cmd_show(int argc, char **argv);
 static int cmd_config(int argc, char **argv);
+static int cmd_learn(int argc, char **argv);
 
 struct command {
 	const char *name;
@@ -211,6 +215,8 @@ static const struct command commands[] = {
 	  "                     --fail-on-widen: exit 4 when it adds any", cmd_diff },
 	{ "config", "[--json] [-D NAME=VALUE]...", "the resolved configuration, each key with where it came from",
 	  cmd_config },
+	{ "learn", "[--base P] [-D N=V]... LOG... -o NEW", "a policy granting what LOGs (of bee-load run --learn)\n"
+	  "                     show denied, generalised and commented; secrets never granted", cmd_learn },
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -356,6 +362,8 @@ static int run_dump(enum dump_stage stage, const char *path, const struct beec_o
 struct policy_args {
 	const char **defines;    /* the configuration's, then -D's */
 	size_t ndefines;
+	const char **include_dirs;   /* -I's, then the configuration's beec.abstractions */
+	size_t ninclude_dirs;
 	char **config_defines;   /* the configuration's strings, owned here */
 	size_t nconfig_defines;
 	unsigned max_states;
@@ -440,6 +448,7 @@ static int config_read(const struct policy_args *pa)
 static void policy_args_fini(struct policy_args *pa)
 {
 	free(pa->defines);
+	free(pa->include_dirs);
 	config_defines_free(pa->config_defines, pa->nconfig_defines);
 }
 
@@ -463,6 +472,12 @@ static int config_apply(struct policy_args *pa)
 	free(pa->defines);
 	pa->defines = all;
 	pa->ndefines += n;
+	/* include = ["NAME"]: -I's directories, then the configuration's */
+	const struct config_value *ab = &beec_config.v[CONFIG_ABSTRACTIONS];
+	for (size_t i = 0; i < ab->n; i++) {
+		pa->include_dirs = xrealloc(pa->include_dirs, (pa->ninclude_dirs + 1) * sizeof(char *));
+		pa->include_dirs[pa->ninclude_dirs++] = ab->list[i];
+	}
 	return -1;
 }
 
@@ -491,8 +506,12 @@ static int policy_args_parse(int argc, char **argv, struct policy_args *pa, bool
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, dump ? ":D:ho:" : "+:D:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, dump ? ":D:I:ho:" : "+:D:I:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'I':
+			pa->include_dirs = xrealloc(pa->include_dirs, (pa->ninclude_dirs + 1) * sizeof(char *));
+			pa->include_dirs[pa->ninclude_dirs++] = optarg;
+			break;
 		case 'o':
 			pa->output = optarg;
 			break;
@@ -586,6 +605,8 @@ static struct beec_opts policy_args_opts(const struct policy_args *pa)
 		.max_states = pa->max_states,
 		.max_input = pa->max_input,
 		.limits = &pa->limits,
+		.include_dirs = pa->include_dirs,
+		.ninclude_dirs = pa->ninclude_dirs,
 	};
 }
 
@@ -981,6 +1002,111 @@ static int cmd_config(int argc, char **argv)
 	status = finish_output(status);
 out:
 	policy_args_fini(&pa);
+	return status;
+}
+
+/* ---- beec learn [--base POLICY] [--name NAME] [-D NAME=VALUE]... LOG... -o NEW --------- */
+
+static int cmd_learn(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "base", required_argument, NULL, 'b' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char **defines = xcalloc((size_t)argc + 1, sizeof(char *));
+	const char *base_path = NULL, *name = NULL, *output = NULL;
+	size_t ndefines = 0;
+	int c, status = 0;
+	opterr = 0;
+	optind = 1;
+	const char **idirs = xcalloc((size_t)argc + 1, sizeof(char *));
+	size_t nidirs = 0;
+	while ((c = getopt_long(argc, argv, ":D:I:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'I':
+			idirs[nidirs++] = optarg;
+			break;
+		case 'b':
+			base_path = optarg;
+			break;
+		case 'n':
+			name = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'D':
+			if (!valid_define(optarg)) {
+				status = usage_error("-D expects NAME=VALUE, got '%s'", optarg);
+				goto out;
+			}
+			defines[ndefines++] = optarg;
+			break;
+		case 'h':
+			printf("usage: beec learn [--base POLICY] [--name NAME] [-D NAME=VALUE]... [-I DIR]... LOG... -o NEW.toml\n");
+			status = finish_output(0);
+			goto out;
+		case ':':
+			status = usage_error("option '%s' needs a value", argv[optind - 1]);
+			goto out;
+		default:
+			status = usage_error("unknown option '%s' for learn", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind == argc || !output) {
+		status = usage_error("learn needs LOG... and -o NEW.toml");
+		goto out;
+	}
+	struct beec_opts opts = { .sz = sizeof(opts), .defines = defines, .ndefines = ndefines,
+				  .include_dirs = idirs, .ninclude_dirs = nidirs };
+	struct beec_policy base = { 0 };
+	struct diag_ctx dc;
+	beec_diag_init(&dc);
+	char *parent = NULL;
+	if (base_path) {
+		status = load_to(&base, base_path, DUMP_NET, &opts, &dc);
+		if (status) {
+			diag_print(&dc, stderr);
+			diag_fini(&dc);
+			beec_policy__fini(&base);
+			goto out;
+		}
+		parent = beec_policy__parent_path(&base);
+	}
+	struct learn_opts lo = {
+		.logs = (const char *const *)&argv[optind], .nlogs = (size_t)(argc - optind), .defines = defines,
+		.ndefines = ndefines, .base = base_path ? &base : NULL, .base_parent = parent, .name = name,
+	};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	int err = mem ? learn_run(&lo, mem, stderr, &dc) : -ENOMEM;
+	if (mem)
+		fclose(mem);
+	if (err == -ENOMEM) {
+		status = -ENOMEM;
+	} else if (err < 0) {
+		status = EXIT_POLICY;
+	} else {
+		int werr = pack_write_file(output, text, len);
+		if (werr < 0) {
+			diag_error(&dc, LOC_NONE, "cannot write '%s': %s", output, write_cause(werr));
+			status = EXIT_OUTPUT;
+		}
+	}
+	free(text);
+	free(parent);
+	diag_print(&dc, stderr);
+	diag_fini(&dc);
+	beec_policy__fini(&base);
+	if (status >= 0)
+		status = finish_output(status);
+out:
+	free(defines);
+	free(idirs);
 	return status;
 }
 

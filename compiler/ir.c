@@ -257,6 +257,11 @@ static void ir_dump_body(const struct ir_policy *p, FILE *out)
 	else
 		sb_puts(&b, "none");
 	fprintf(out, "parent %s\n", b.s);
+	for (size_t i = 0; i < p->nincluded; i++) {
+		b.n = 0;
+		sb_quoted(&b, p->included[i]);
+		fprintf(out, "included %s\n", b.s);
+	}
 	fprintf(out, "audit %s\n", ir_audit_mode_name(p->audit));
 	char sys[256];
 	fprintf(out, "syscalls %s\n", ir_syscalls_text(p->syscalls, sys, sizeof(sys)));

@@ -131,6 +131,15 @@ struct ir_policy {
 	struct loc syscalls_loc[BEE_SYSCALLS_COUNT];
 	struct ir_rule *rules;
 	size_t nrules;
+	/* include = [...]: the names as written, resolved and merged by
+	 * libbeec (include.c) into a policy without them */
+	const char **includes;
+	struct loc *includes_loc;
+	size_t nincludes;
+	/* included = [...]: what that merge recorded ("NAME PATH xxh3:HEX"),
+	 * for the manifest and beec show; grants nothing */
+	const char **included;
+	size_t nincluded;
 };
 
 void ir_policy_free(struct ir_policy *p);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* libbeec.c: the compiler pipeline, one stage per call. */
 #include "libbeec.h"
+
+#include "include.h"
 #include "mem.h"
 
 #include "attenuate.h"
@@ -117,6 +119,13 @@ static int beec_policy__build_body(struct beec_policy *p, const struct beec_opts
 	}
 	if (schema_build(p->doc, &so, dc, &p->ir) < 0)
 		return -EINVAL;
+	if (!p->ir->nincludes)
+		return 0;
+	/* include = [...]: the merged policy is the policy from here on */
+	if (include_merge(p, opts, dc) < 0)
+		return -EINVAL;
+	if (toml_parse_limits(p->src, opts_limits(opts), dc, &p->doc) < 0 || schema_build(p->doc, &so, dc, &p->ir) < 0)
+		return -EINVAL;
 	return 0;
 }
 
@@ -201,6 +210,9 @@ void beec_policy__fini(struct beec_policy *p)
 	if (p->doc)
 		toml_doc_free(p->doc);
 	source_free(p->src);
+	for (size_t i = 0; i < p->nkept; i++)
+		source_free(p->kept[i]);
+	free(p->kept);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -317,6 +329,8 @@ static int beec_policy__query_body(const struct beec_policy *p, const char *kind
 	int err = query_run(p->lw, &q, a);
 	if (err < 0)
 		return err == -ENOMEM ? err : -EDOM;
+	if (!explain)   /* the answer alone (a learning session asks per open) */
+		return 0;
 	struct diag_ctx notes;
 	diag_init(&notes);
 	err = query_explain(p->lw, &q, a, explain, &notes);

@@ -59,6 +59,10 @@ struct beec_opts {
 	/* every other bound (beec_limits.h); NULL: the defaults. A max_states
 	 * given above wins over limits->states. */
 	const struct beec_limits *limits;
+	/* where include = ["NAME"] looks after the policy's directory (then
+	 * /usr/local/share/bee/abstractions, /usr/share/bee/abstractions) */
+	const char *const *include_dirs;
+	size_t ninclude_dirs;
 };
 
 struct beec_policy {
@@ -70,6 +74,11 @@ struct beec_policy {
 	struct toml_doc *doc;
 	struct ir_policy *ir;
 	struct lowered *lw;
+	/* sources besides src that diagnostics may point into: the includer's
+	 * own text and its included files, once includes are merged (src is
+	 * then the merged policy: include.h) */
+	struct source **kept;
+	size_t nkept;
 };
 
 /* Reads path ("-" is standard input), of at most opts->max_input bytes. A
@@ -136,7 +145,7 @@ int beec_lowered__check_subset(const struct lowered *child, const struct lowered
 int beec_query__check(const char *kind, const char *action, const char *resource, char *msg, size_t msglen);
 /* Answers the query from p's automata and network sets as beec query
  * does, and writes its explanation (the verdict, then a note with the
- * source line of each rule that decided) to explain. 0; -EINVAL with msg
+ * source line of each rule that decided) to explain (NULL: none). 0; -EINVAL with msg
  * when the query is malformed; -EDOM when p cannot answer it; -ENOMEM. */
 int beec_policy__query(const struct beec_policy *p, const char *kind, const char *action, const char *resource,
 		       struct beec_answer *a, FILE *explain, char *msg, size_t msglen);

@@ -221,6 +221,14 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 	jx_set(m, BEE_MF_NAME, json_string(lw->ir->name));
 	jx_set(m, BEE_MF_PARENT, lw->ir->parent ? json_string(lw->ir->parent) : json_null());
 	jx_set(m, BEE_MF_AUDIT, json_string(ir_audit_mode_name(lw->ir->audit)));
+	/* what include = [...] merged; absent when nothing was, so that packs
+	 * of other policies keep their bytes */
+	if (lw->ir->nincluded) {
+		json_t *inc = jx(json_array());
+		for (size_t i = 0; i < lw->ir->nincluded; i++)
+			jx_push(inc, json_string(lw->ir->included[i]));
+		jx_set(m, BEE_MF_INCLUDES, inc);
+	}
 	/* the system call groups allowed, in table order; absent when none, so
 	 * that packs of policies without [syscalls] keep their bytes */
 	if (lw->ir->syscalls) {

@@ -1238,10 +1238,53 @@ out:
 	xs_fini(&x);
 }
 
+/* include = ["python3", "local.toml"] (record: false), or the merge's
+ * included = ["NAME PATH xxh3:HEX"] (record: true): arrays of non-empty
+ * strings, kept as written after ${NAME} expansion. */
+static void include_key(struct schema *s, const struct toml_kv *kv, bool record)
+{
+	const char *key = record ? "included" : "include";
+	const struct toml_node *v = kv->val;
+	if (v->type != TOML_ARRAY) {
+		serr(s, v->loc, "'%s' must be an array of strings, found %s", key, node_type(v));
+		if (v->type == TOML_STRING)
+			diag_note(s->dc, LOC_NONE, "write a list: %s = [\"...\"]", key);
+		return;
+	}
+	const char **names = arena_alloc(&s->pol->arena, (v->arr.n + 1) * sizeof(char *));
+	struct loc *locs = arena_alloc(&s->pol->arena, (v->arr.n + 1) * sizeof(struct loc));
+	size_t n = 0;
+	for (size_t i = 0; i < v->arr.n && !stop(s); i++) {
+		const struct toml_node *it = v->arr.items[i];
+		if (it->type != TOML_STRING) {
+			serr(s, it->loc, "entries of '%s' must be strings, found %s", key, node_type(it));
+			continue;
+		}
+		struct xstr x;
+		if (expand(s, it, &x) == 0) {
+			if (x.n == 0 || memchr(x.s, '\0', x.n))
+				serr(s, it->loc, "an entry of '%s' is empty or holds a NUL byte", key);
+			else {
+				names[n] = arena_strdup(&s->pol->arena, x.s);
+				locs[n++] = it->loc;
+			}
+		}
+		xs_fini(&x);
+	}
+	if (record) {
+		s->pol->included = names;
+		s->pol->nincluded = n;
+	} else {
+		s->pol->includes = names;
+		s->pol->includes_loc = locs;
+		s->pol->nincludes = n;
+	}
+}
+
 static void top_level(struct schema *s, const struct toml_node *root)
 {
 	static const char *const keys[] = {
-		"version", "name", "parent", "fs", "exec", "net", "env", "audit", "syscalls", NULL,
+		"version", "name", "parent", "include", "fs", "exec", "net", "env", "audit", "syscalls", NULL,
 	};
 	for (size_t i = 0; i < root->tab.n && !stop(s); i++) {
 		const struct toml_kv *kv = &root->tab.items[i];
@@ -1251,6 +1294,10 @@ static void top_level(struct schema *s, const struct toml_node *root)
 			name_key(s, kv);
 		else if (key_is(kv, "parent"))
 			parent_key(s, kv);
+		else if (key_is(kv, "include"))
+			include_key(s, kv, false);
+		else if (key_is(kv, "included"))
+			include_key(s, kv, true);
 		else if (key_is(kv, "audit"))
 			audit_table(s, kv);
 		else if (key_is(kv, "syscalls"))

@@ -239,6 +239,8 @@ static int show_pack_body(const void *buf, size_t len, FILE *out, char *err, siz
 		fprintf(out, " %s", m.defines[i]);
 	fprintf(out, "%s\n", m.ndefines ? "" : " none");
 	fprintf(out, "parent    %s\n", m.parent ? m.parent : "none");
+	for (size_t i = 0; i < m.nincludes; i++)
+		fprintf(out, "include   %s\n", m.includes[i]);
 	fprintf(out, "audit     %s\n", audit_mode_name(m.audit));
 	fprintf(out, "compiler  beec %s\n", m.compiler_beec ? m.compiler_beec : "");
 	show_rules(&m, out);

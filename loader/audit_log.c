@@ -4,8 +4,9 @@
  *   {"ts":"2026-09-09T06:00:00.123Z","kind":"FileSystem","action":"Read",
  *    "resource":"/etc/passwd","decision":"Deny"}
  *
- * exactly these five keys in this order (DESIGN.md), then with
- * --audit-detail: pid, comm, policy, source, reason, rule (when known).
+ * exactly these five keys in this order (DESIGN.md), then "count" for the
+ * record that counts the repeats of a denial (bee_audit_relay), then with
+ * --audit-detail: pid, comm, policy, session, source, reason, rule (when known).
  * Each line is written with one write(2) on a descriptor opened O_APPEND,
  * so lines of several writers (bee-load's relay, a revoke) never
  * interleave; the log is fsync'ed when it stops.
@@ -158,6 +159,10 @@ char *bee_audit_format(const struct bee_audit_line *l, const char *policy, bool 
 	jb_key_str(&b, "action", l->action, strlen(l->action));
 	jb_key_str(&b, "resource", l->resource, l->resource_len);
 	jb_key_str(&b, "decision", l->decision, strlen(l->decision));
+	if (l->count) {
+		snprintf(num, sizeof(num), ",\"count\":%llu", (unsigned long long)l->count);
+		jb_puts(&b, num);
+	}
 	if (detail) {
 		if (l->pid >= 0) {
 			snprintf(num, sizeof(num), ",\"pid\":%ld", l->pid);
@@ -167,6 +172,8 @@ char *bee_audit_format(const struct bee_audit_line *l, const char *policy, bool 
 			jb_key_str(&b, "comm", l->comm, strlen(l->comm));
 		if (policy)
 			jb_key_str(&b, "policy", policy, strlen(policy));
+		if (l->session)
+			jb_key_str(&b, "session", l->session, strlen(l->session));
 		if (l->source)
 			jb_key_str(&b, "source", l->source, strlen(l->source));
 		if (l->reason)
@@ -190,7 +197,10 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l)
 	if (log->fd < 0)
 		return 0;
 	size_t len;
-	char *line = bee_audit_format(l, log->policy, log->detail, &len);
+	struct bee_audit_line with = *l;
+	if (!with.session)
+		with.session = log->session;
+	char *line = bee_audit_format(&with, log->policy, log->detail, &len);
 	if (!line) {
 		log->lost++;
 		if (!log->lost_err)
@@ -217,9 +227,90 @@ int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l)
 	return err;
 }
 
+/* A denial relayed once; repeats counts the identical ones since. */
+struct bee_audit_rep {
+	char *resource;             /* NULL: a free slot */
+	size_t resource_len;
+	const char *kind, *action;  /* the line's static names */
+	uint64_t hash, repeats;
+	long pid;
+	const char *source;
+};
+
+#define REPS_SLOTS (2 * BEE_AUDIT_REPS)
+
+static uint64_t rep_hash(const struct bee_audit_line *l)
+{
+	uint64_t h = 1469598103934665603ull;
+	const char *parts[2] = { l->kind, l->action };
+	for (int i = 0; i < 2; i++)
+		for (const char *p = parts[i]; *p; p++)
+			h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	for (size_t i = 0; i < l->resource_len; i++)
+		h = (h ^ (unsigned char)l->resource[i]) * 1099511628211ull;
+	return h;
+}
+
+/* 1: a repeat, counted; 0: the first (kept when there is room). */
+static int rep_seen(struct bee_audit_log *log, const struct bee_audit_line *l)
+{
+	/* bee's own records ("bee:audit-lost:N") are counts already */
+	if (strcmp(l->decision, "Deny") != 0 || l->count || (l->resource_len >= 4 && memcmp(l->resource, "bee:", 4) == 0))
+		return 0;
+	if (!log->reps && !(log->reps = calloc(REPS_SLOTS, sizeof(*log->reps))))
+		return 0;
+	uint64_t h = rep_hash(l);
+	size_t i = h % REPS_SLOTS;
+	for (struct bee_audit_rep *r; (r = &log->reps[i])->resource; i = (i + 1) % REPS_SLOTS)
+		if (r->hash == h && r->resource_len == l->resource_len && strcmp(r->kind, l->kind) == 0 &&
+		    strcmp(r->action, l->action) == 0 && memcmp(r->resource, l->resource, l->resource_len) == 0) {
+			r->repeats++;
+			return 1;
+		}
+	if (log->nreps >= BEE_AUDIT_REPS)
+		return 0;
+	struct bee_audit_rep *r = &log->reps[i];
+	if (!(r->resource = malloc(l->resource_len + 1)))
+		return 0;
+	memcpy(r->resource, l->resource, l->resource_len);
+	r->resource[l->resource_len] = '\0';
+	r->resource_len = l->resource_len;
+	r->kind = l->kind;
+	r->action = l->action;
+	r->hash = h;
+	r->pid = l->pid;
+	r->source = l->source;
+	log->nreps++;
+	return 0;
+}
+
+/* One record per denial that repeated, its count the repeats; then the
+ * table goes. */
+static void reps_flush(struct bee_audit_log *log)
+{
+	for (size_t i = 0; log->reps && i < REPS_SLOTS; i++) {
+		struct bee_audit_rep *r = &log->reps[i];
+		if (r->resource && r->repeats) {
+			struct bee_audit_line l = {
+				.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = r->kind, .action = r->action,
+				.resource = r->resource, .resource_len = r->resource_len, .decision = "Deny",
+				.pid = r->pid, .source = r->source, .reason = "repeated (counted)", .rule = -1,
+				.count = r->repeats,
+			};
+			bee_audit_write(log, &l);
+		}
+		free(r->resource);
+	}
+	free(log->reps);
+	log->reps = NULL;
+	log->nreps = 0;
+}
+
 void bee_audit_relay(struct bee_audit_log *log, const struct bee_audit_line *l, bee_warn_fn warn,
 		     void *warn_ctx)
 {
+	if (log->fd >= 0 && rep_seen(log, l))
+		return;
 	int err = bee_audit_write(log, l);
 	if (err && log->lost == 1)   /* said once; the session gives the count */
 		bee_warnf(warn, warn_ctx, "audit log '%s': %s: records are lost from here on (counted)",
@@ -306,6 +397,8 @@ int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error
 int bee_audit_close(struct bee_audit_log *log)
 {
 	int err = 0;
+	if (log->fd >= 0)
+		reps_flush(log);
 	if (log->fd >= 0) {
 		/* fsync of a pipe or a terminal says EINVAL: nothing to make durable */
 		if (fsync(log->fd) < 0 && errno != EINVAL && errno != EROFS)

@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
 	"                    [--user USER|UID[:GID]] [--overlay DIR[:disk|:memory[=SIZE]]]...\n"
 	"                    [--dns-upstream ADDR[:PORT]] [--dns-ttl-floor SECONDS]\n"
-	"                    PACK -- CMD [ARGS]...\n"
+	"                    [--learn LOG] PACK -- CMD [ARGS]...\n"
 	"       bee-load start [options of run] PACK\n"
 	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
 	"       bee-load stop [--state-dir DIR] SESSION\n"
@@ -80,7 +80,10 @@ static const char help_text[] =
 	"\n"
 	"Options of run (and start):\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
-	"  --audit-detail        add pid, comm, policy, source, reason after the five keys\n"
+	"  --audit-detail        add pid, comm, policy, session, source, reason after the five keys\n"
+	"  --learn LOG           run only: learning mode, NOTHING IS DENIED; every access\n"
+	"                        the policy would refuse goes to LOG with the rule that\n"
+	"                        would decide, for `beec learn LOG -o NEW.toml`\n"
 	"  --env NAME=VALUE      set NAME in the tool's environment (after [env] set)\n"
 	"  --backend B           auto (bpf-lsm when check passes, else landlock, said on\n"
 	"                        stderr; refused when the configuration says fallback =\n"
@@ -156,13 +159,14 @@ static int finish_output(int status)
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
        OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_QUIET, OPT_WALK_ENTRIES, OPT_WALK_MS,
-       OPT_OVERLAY, OPT_VFS_AGE, OPT_OUTPUT, OPT_DNS_UPSTREAM, OPT_DNS_TTL_FLOOR };
+       OPT_OVERLAY, OPT_VFS_AGE, OPT_OUTPUT, OPT_DNS_UPSTREAM, OPT_DNS_TTL_FLOOR,
+       OPT_LEARN };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening, packs, quiet;
 	uint64_t walk_entries, walk_ms;
 	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *vfs_age, *output,
-		   *dns_upstream;
+		   *dns_upstream, *learn;
 	unsigned dns_ttl_floor;
 	const char **env;
 	size_t nenv;
@@ -192,12 +196,13 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "output", required_argument, NULL, OPT_OUTPUT },
 		{ "dns-upstream", required_argument, NULL, OPT_DNS_UPSTREAM },
 		{ "dns-ttl-floor", required_argument, NULL, OPT_DNS_TTL_FLOOR },
+		{ "learn", required_argument, NULL, OPT_LEARN },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
 					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
 					     "quiet", "walk-entries", "walk-ms", "overlay", "vfs-age", "output",
-					     "dns-upstream", "dns-ttl-floor" };
+					     "dns-upstream", "dns-ttl-floor", "learn" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -252,6 +257,9 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_OUTPUT:
 			a->output = optarg;
+			break;
+		case OPT_LEARN:
+			a->learn = optarg;
 			break;
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
@@ -422,7 +430,20 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 		.walk_entries = a->walk_entries, .walk_ms = a->walk_ms, .quiet = a->quiet,
 		.overlays = a->overlays, .noverlays = a->noverlays,
 		.dns_upstream = a->dns_upstream, .dns_ttl_floor = a->dns_ttl_floor,
+		.learn = a->learn,
 	};
+}
+
+/* Learning denies nothing: said so that nobody mistakes it for a session. */
+static void learn_banner(const char *pack, const char *log)
+{
+	fprintf(stderr,
+		"bee-load: ************************************************************\n"
+		"bee-load: LEARNING MODE: policy '%s' is NOT ENFORCED in this session.\n"
+		"bee-load: Nothing is denied; what it would deny is recorded in '%s'.\n"
+		"bee-load: Run only tools you trust this far; then: beec learn %s -o NEW.toml\n"
+		"bee-load: ************************************************************\n",
+		pack, log, log);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -437,9 +458,13 @@ static int cmd_run(int argc, char **argv)
 		free(a.overlays);
 		return 1;
 	}
-	int status = parse_args(argc, argv, &a, SESSION_OPTIONS);
+	int status = parse_args(argc, argv, &a, SESSION_OPTIONS " learn");
 	if (status >= 0)
 		goto out;
+	if (a.learn && a.audit_log) {
+		status = usage_error("--learn LOG is the session's audit log: it does not go with --audit-log");
+		goto out;
+	}
 	if (optind >= argc) {
 		status = usage_error("run needs PACK -- CMD [ARGS]...");
 		goto out;
@@ -470,6 +495,10 @@ static int cmd_run(int argc, char **argv)
 	struct bee_session_opts o = session_opts(&a, &c);
 	struct bee_session *s;
 	struct bee_error e;
+	if (o.learn) {
+		o.audit_log = NULL;
+		learn_banner(pack, o.learn);
+	}
 	if (bee_session__open(pack, &o, &s, &e) < 0) {
 		status = fail(&e);
 		goto out;

@@ -621,8 +621,8 @@ static int ring_take(struct bee_slot *sl, const struct bee_mf_map *am, struct be
 			"its limit", bee_map_name(BEE_MAP_AUDIT), BEE_PACK_SESSIONS);
 }
 
-int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest *m, bee_warn_fn warn,
-		  void *warn_ctx, struct bee_slot **out, struct bee_error *e)
+int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest *m, uint32_t flags,
+		  bee_warn_fn warn, void *warn_ctx, struct bee_slot **out, struct bee_error *e)
 {
 	struct stat st;
 	int err = bee_fault(BEE_STAGE_MAPS);
@@ -640,7 +640,7 @@ int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest 
 	*out = sl;
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *zeros = ncpu > 0 ? calloc((size_t)ncpu, sizeof(uint64_t)) : NULL;
-	struct bee_state gen = { .gen = 1 };
+	struct bee_state gen = { .gen = 1, .flags = flags };
 	const struct bee_mf_map *am = bee_manifest_map(m, bee_map_name(BEE_MAP_AUDIT));
 	if (!zeros || !am) {
 		free(zeros);

@@ -24,6 +24,7 @@
  *                 the supervisor and its socket
  *   revoke.c      bee_sessions__revoke (the narrowing: libbeec.h, narrow.h)
  *   decide.c      bee_decision__query
+ *   learn.c       learning mode: fanotify's opens of the session, what the policy would deny
  */
 #ifndef BEE_LOADER_INTERNAL_H
 #define BEE_LOADER_INTERNAL_H
@@ -244,6 +245,9 @@ struct bee_audit_log {
 	uint64_t lost;              /* records that could not be written (disk full, ...) */
 	uint64_t written;           /* records written since it was opened */
 	int lost_err;               /* the first such failure, a negative errno */
+	const char *session;        /* the session's id, for --audit-detail; NULL: none */
+	struct bee_audit_rep *reps; /* denials relayed once, their repeats counted */
+	size_t nreps;
 };
 
 /* One record as a line: ts, kind, action, resource, decision, then, with
@@ -259,6 +263,8 @@ struct bee_audit_line {
 	const char *source;         /* "bpf", "landlock", "launcher", "revoke", "loader" */
 	const char *reason;         /* NULL: none */
 	long long rule;             /* < 0: none */
+	uint64_t count;             /* > 0: "count" after the five keys (repeats of a denial) */
+	const char *session;        /* detail: the session's id (bee_audit_write fills it from the log) */
 };
 
 /* The line's JSON text with its '\n' (malloc'ed) and its length. Bytes of
@@ -270,13 +276,19 @@ char *bee_audit_format(const struct bee_audit_line *l, const char *policy, bool 
  * lost_err) and its error returned: loss is never silent, the session
  * reports the count when it ends. */
 int bee_audit_write(struct bee_audit_log *log, const struct bee_audit_line *l);
-/* bee_audit_write for a relay: the first record lost is said through warn. */
+/* bee_audit_write for a relay: the first record lost is said through warn.
+ * A denial identical in kind, action, resource and decision to one relayed
+ * before in this log is not written again but counted; the counts are
+ * written when the log closes, one record each with "count" (at most
+ * BEE_AUDIT_REPS distinct denials are followed; later ones are written
+ * each time). */
+#define BEE_AUDIT_REPS 4096
 void bee_audit_relay(struct bee_audit_log *log, const struct bee_audit_line *l, bee_warn_fn warn,
 		     void *warn_ctx);
 /* Opens path for appending (O_APPEND|O_CREAT, 0600; bee_audit_fd_open),
  * closing any log already open. */
 int bee_audit_open(struct bee_audit_log *log, const char *path, struct bee_error *e);
-int bee_audit_close(struct bee_audit_log *log);   /* fsync + close */
+int bee_audit_close(struct bee_audit_log *log);   /* the repeats' counts, fsync, close */
 /* An audit log's descriptor for appending (created 0600 when create): a
  * symbolic link is refused (O_NOFOLLOW), and so is anything but a regular
  * file of one link or a character device, owned by root or the invoking
@@ -367,6 +379,9 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
 struct bee_vfs;
 int bee_mountns_overlays(struct bee_mountns *ns, struct bee_vfs *v, struct bee_error *e);
 void bee_mountns_free(struct bee_mountns *ns);
+/* Learning (--learn): nothing of the tree turns read-only, so that what
+ * the policy would refuse is seen instead of failing with EROFS. */
+void bee_mountns_learn(struct bee_mountns *ns);
 /* The plan as text, one step a line ("cover PATH", "cgroup2 PATH",
  * "write PATH", "proc ro|rw", "tree ro|rw"), for tests and messages;
  * -ENOSPC when it does not fit. */
@@ -650,9 +665,10 @@ const char *bee_cache_pack(const struct bee_cache *c);     /* its copy of the pa
 /* Drops the reference (the load stays, for the next session). NULL is fine. */
 void bee_cache_close(struct bee_cache *c);
 /* The session of cgroup_fd (a child of the pack's cgroup, no task in it
- * yet) in every per-session map: stages MAPS and, under bpf-lsm, GUARD. */
-int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest *m, bee_warn_fn warn,
-		  void *warn_ctx, struct bee_slot **out, struct bee_error *e);
+ * yet) in every per-session map, its bee_state.flags set to flags
+ * (BEE_STATE_LEARN: complain mode): stages MAPS and, under bpf-lsm, GUARD. */
+int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest *m, uint32_t flags,
+		  bee_warn_fn warn, void *warn_ctx, struct bee_slot **out, struct bee_error *e);
 uint64_t bee_slot_key(const struct bee_slot *sl);
 int bee_slot_audit_fd(const struct bee_slot *sl);          /* the session's ring buffer */
 int bee_slot_lost(const struct bee_slot *sl, uint64_t *sum);
@@ -730,6 +746,22 @@ void bee_dns_close(struct bee_dns *d);
 int bee_dns_host(struct bee_dns *d, uint32_t prov, char *buf, size_t len);
 uint16_t bee_dns_port(const struct bee_dns *d);        /* on 127.0.0.1, host order */
 const char *bee_dns_upstream(const struct bee_dns *d);
+/* ---- learn.c ------------------------------------------------------------------------- */
+
+struct bee_learn;
+/* Learning for the session of cgroup (its path; no task in it yet): the
+ * pack's policy compiled again to answer each access; watch_fs (landlock):
+ * fanotify permission events on every local file system, a listener
+ * thread that allows each at once and keeps the session's. Stage LEARN. */
+int bee_learn_open(const struct bee_pack *p, const struct bee_manifest *m, const char *cgroup, bool watch_fs,
+		   bee_warn_fn warn, void *warn_ctx, struct bee_learn **out, struct bee_error *e);
+int bee_learn_fd(const struct bee_learn *l);         /* readable: accesses queued */
+unsigned bee_learn_watched(const struct bee_learn *l);   /* file systems marked */
+/* One record per distinct access the policy would deny, to log. */
+void bee_learn_drain(struct bee_learn *l, struct bee_audit_log *log, bee_warn_fn warn, void *warn_ctx);
+/* Stops the listener (every mark goes with its descriptor), drains into
+ * log (may be NULL) and frees. NULL is fine. */
+void bee_learn_close(struct bee_learn *l, struct bee_audit_log *log, bee_warn_fn warn, void *warn_ctx);
 
 /* ---- decide.c ------------------------------------------------------------------------ */
 

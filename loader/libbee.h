@@ -96,6 +96,8 @@
 	  "changed underneath)")                                                                   \
 	X(DNS, 85, "dns", "the policy names hosts and the session's DNS stub cannot be set up (no upstream, "  \
 	  "its sockets, its maps)")                                                                 \
+	X(LEARN, 86, "learn", "learning mode cannot start: inside a session, or the file system cannot be " \
+	  "watched (fanotify)")                                                               \
 	X(EXEC, 126, "exec", "the command cannot be executed (127: not found)")
 
 enum bee_stage {
@@ -230,6 +232,14 @@ struct bee_session_opts {
 	 * least (0: 30); docs/bee-load.md "Host names and the session's DNS" */
 	const char *dns_upstream;
 	unsigned dns_ttl_floor;
+	/* Learning mode (docs/writing-policies.md). Nothing is
+	 * denied; every access the policy would refuse is written to this
+	 * log (opened as audit_log is, which it replaces, with the detail
+	 * keys) with the rule that would decide. bpf-lsm: the hooks in
+	 * complain mode; landlock: no Landlock, fanotify permission events
+	 * for the session's cgroup; on both the cgroup network programs in
+	 * complain mode. Refused (stage LEARN) inside a session. */
+	const char *learn;
 };
 
 struct bee_session;

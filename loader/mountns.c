@@ -242,6 +242,11 @@ out:
 	return err;
 }
 
+void bee_mountns_learn(struct bee_mountns *ns)
+{
+	ns->tree_rw = true;
+}
+
 int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct bee_mountns **out,
 		     struct bee_error *e)
 {

@@ -26,6 +26,7 @@
 
 #include "bee_audit.h"
 #include "bee_names.h"
+#include "bee_session.h"
 
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -79,6 +80,7 @@ struct bee_session {
 	/* the log's one writer at a time: the relay and the DNS stub's thread */
 	pthread_mutex_t log_lock;
 	struct bee_dns *dns;                /* NULL: the policy names no host */
+	struct bee_learn *learn;            /* --learn: what the policy would deny (learn.c) */
 	struct bee_kaudit *ka;
 	struct ring_buffer *rb;
 	uint64_t lost_seen;
@@ -185,24 +187,58 @@ static void relay(struct bee_session *s)
 		if (err)
 			bee_warnf(s->warn, s->warn_ctx, "kernel audit: %s", strerror(-err));
 	}
+	if (s->learn)
+		bee_learn_drain(s->learn, &s->log, s->warn, s->warn_ctx);
 	pthread_mutex_unlock(&s->log_lock);
 }
 
-/* Environment decisions: the launcher's own, logged by the [audit] mode. */
+/* Environment decisions: the launcher's own, logged by the [audit] mode
+ * as one summary per decision and tool start: the names (never a value),
+ * comma-separated, and "count". */
+struct env_summary {
+	char *names[2];             /* [0] denied, [1] allowed */
+	size_t len[2];
+	uint64_t count[2];
+	bool oom;
+};
+
 static void on_env(void *ctx, const char *name, size_t len, bool allow)
 {
-	struct bee_session *s = ctx;
-	if (s->mf.audit == BEE_AUDIT_MODE_NONE || (s->mf.audit == BEE_AUDIT_MODE_DENY && allow))
+	struct env_summary *es = ctx;
+	char *p = realloc(es->names[allow], es->len[allow] + len + 2);
+	if (!p) {
+		es->oom = true;
 		return;
-	struct bee_audit_line l = {
-		.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = "Environment", .action = "Read",
-		.resource = name, .resource_len = len, .decision = allow ? "Allow" : "Deny",
-		.pid = getpid(), .comm = "bee-load", .source = "launcher",
-		.reason = allow ? "granted" : "not granted", .rule = -1,
-	};
-	pthread_mutex_lock(&s->log_lock);
-	bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
-	pthread_mutex_unlock(&s->log_lock);
+	}
+	if (es->len[allow])
+		p[es->len[allow]++] = ',';
+	memcpy(p + es->len[allow], name, len);
+	es->len[allow] += len;
+	p[es->len[allow]] = '\0';
+	es->names[allow] = p;
+	es->count[allow]++;
+}
+
+static void env_summary_write(struct bee_session *s, struct env_summary *es)
+{
+	for (int allow = 0; allow < 2; allow++) {
+		bool wanted = s->mf.audit == BEE_AUDIT_MODE_ALL || (s->mf.audit == BEE_AUDIT_MODE_DENY && !allow);
+		if (wanted && es->count[allow]) {
+			struct bee_audit_line l = {
+				.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = "Environment", .action = "Read",
+				.resource = es->names[allow], .resource_len = es->len[allow],
+				.decision = allow ? "Allow" : "Deny", .pid = getpid(), .comm = "bee-load",
+				.source = "launcher", .reason = allow ? "granted" : "not granted (scrubbed)",
+				.rule = -1, .count = es->count[allow],
+			};
+			pthread_mutex_lock(&s->log_lock);
+			bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
+			pthread_mutex_unlock(&s->log_lock);
+		}
+		free(es->names[allow]);
+	}
+	if (es->oom)
+		bee_warnf(s->warn, s->warn_ctx, "audit: out of memory: the environment's summary lacks names");
 }
 
 /* The wall clock moved: take the offset again (a TFD_TIMER_CANCEL_ON_SET
@@ -297,7 +333,8 @@ static int pick_backend(struct bee_session *s, enum bee_backend want, bool fallb
 		bee_warnf(s->warn, s->warn_ctx, "bpf-lsm is unavailable here (%s); using the landlock backend",
 			  r.bpf_lsm_reason);
 	}
-	/* the gates the landlock backend needs; no BTF to parse, no probe to load */
+	/* the gates the landlock backend needs; no BTF to parse, no probe to
+	 * load; learning applies no Landlock ruleset (fanotify watches) */
 	s->ll_abi = bee_landlock_abi();
 	if (s->ll_abi < 1)
 		return bee_fail(e, BEE_STAGE_GATE, -EOPNOTSUPP,
@@ -385,12 +422,46 @@ static int vfs_open(struct bee_session *s, const struct bee_session_opts *o, str
 	return 0;
 }
 
+/* Learning is said in the log itself: its first record. */
+static void learn_record(struct bee_session *s)
+{
+	char res[96];
+	snprintf(res, sizeof(res), "bee:learning:%s", bee_backend__name(s->backend));
+	struct bee_audit_line l = {
+		.realtime_ns = bee_clock_ns(CLOCK_REALTIME), .kind = "Process", .action = "Execute",
+		.resource = res, .resource_len = strlen(res), .decision = "Allow", .pid = getpid(),
+		.comm = "bee-load", .source = "loader", .reason = "learning mode: nothing is denied", .rule = -1,
+	};
+	bee_audit_relay(&s->log, &l, s->warn, s->warn_ctx);
+}
+
+/* A learning session is never inside another: it denies nothing, which
+ * an enclosing session's policy cannot be proved to allow. */
+static int learn_gate(struct bee_error *e)
+{
+	char self[PATH_MAX], ns[64] = "";
+	/* a session's tool sees its cgroup as the root of a cgroup namespace
+	 * of its own: the initial namespace's inode is PROC_CGROUP_INIT_INO */
+	ssize_t n = readlink("/proc/self/ns/cgroup", ns, sizeof(ns) - 1);
+	bool own_ns = n > 0 && strcmp((ns[n] = '\0', ns), "cgroup:[4026531835]") != 0;
+	int r = bee_cgroup_self(self, sizeof(self));
+	if (r < 0)
+		snprintf(self, sizeof(self), "?");
+	if ((r == 0 && strstr(self, "/bee-")) || (own_ns && (r < 0 || strcmp(self, "/") == 0)))
+		return bee_fail(e, BEE_STAGE_LEARN, -EPERM,
+				"learning mode is refused inside a session (this process's cgroup is '%s'%s)", self,
+				own_ns ? ", the root of a cgroup namespace of its own" : "");
+	return 0;
+}
+
 static int open_steps(struct bee_session *s, const char *pack_path, const struct bee_session_opts *o,
 		      struct bee_error *e)
 {
 	char bpffs[PATH_MAX], parent[PATH_MAX];
-	int err = bee_pack_load(pack_path, &s->pack, &s->mf, e);
+	int err = o->learn ? learn_gate(e) : 0;
 	if (err)
+		return err;
+	if ((err = bee_pack_load(pack_path, &s->pack, &s->mf, e)) < 0)
 		return err;
 	/* a bad --overlay is refused before anything is made */
 	for (size_t i = 0; i < o->noverlays; i++) {
@@ -433,17 +504,25 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if ((err = registry_create(s, e)) < 0)
 		return err;
 	s->log.policy = s->mf.name;
-	s->log.detail = o->audit_detail;
+	s->log.session = s->id;
+	s->log.detail = o->audit_detail || o->learn;
 	clock_arm(s);
-	if (o->audit_log && (err = bee_session__audit_start(s, o->audit_log, e)) < 0)
+	if ((o->learn || o->audit_log) && (err = bee_session__audit_start(s, o->learn ? o->learn : o->audit_log, e)) < 0)
 		return err;
+	if (o->learn)
+		learn_record(s);
 	if ((err = bee_cgroup_create(s->cgroup, 0755, &s->cgroup_fd, e)) < 0)
 		return err;
 	s->cgroup_made = true;
 	/* the session's entries before any task is in its cgroup, which is
 	 * under the pack's programs from birth: without them a task is
 	 * denied everything */
-	if ((err = bee_slot_open(s->cache, s->cgroup_fd, &s->mf, s->warn, s->warn_ctx, &s->slot, e)) < 0)
+	if ((err = bee_slot_open(s->cache, s->cgroup_fd, &s->mf, o->learn ? BEE_STATE_LEARN : 0, s->warn,
+				 s->warn_ctx, &s->slot, e)) < 0)
+		return err;
+	/* landlock has no complain mode: fanotify watches the file system */
+	if (o->learn && (err = bee_learn_open(s->pack, &s->mf, s->cgroup, s->backend == BEE_BACKEND_LANDLOCK,
+					      s->warn, s->warn_ctx, &s->learn, e)) < 0)
 		return err;
 	/* the session's pin folder, for what a revoke gives it of its own */
 	if ((err = bee_fault(BEE_STAGE_PIN)) < 0)
@@ -460,6 +539,8 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	    (err = bee_mountns_plan(&s->mf, s->state_dir, &s->mountns, e)) < 0 ||
 	    (s->vfs && (err = bee_mountns_overlays(s->mountns, s->vfs, e)) < 0))
 		return err;
+	if (o->learn)
+		bee_mountns_learn(s->mountns);
 	struct bee_init_spec is = { .cgroup_fd = s->cgroup_fd, .mountns = s->mountns, .filter = &s->filter.prog };
 	if ((err = bee_init_start(&is, &s->init, e)) < 0)
 		return err;
@@ -482,18 +563,20 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if (!s->rb)
 		return bee_fail(e, BEE_STAGE_LOAD, -errno, "ring buffer '%s': %s", bee_map_name(BEE_MAP_AUDIT),
 				strerror(errno));
-	if (s->backend == BEE_BACKEND_LANDLOCK && (err = landlock_steps(s, o, e)) < 0)
+	if (s->backend == BEE_BACKEND_LANDLOCK && !o->learn && (err = landlock_steps(s, o, e)) < 0)
 		return err;
 	/* bpf-lsm: link, rename, unlink, mkdir, truncate by Landlock (ll.c) */
 	if (s->backend == BEE_BACKEND_BPF_LSM &&
-	    ((err = bee_landlock_harden_session_late(&s->mf, o->no_landlock_hardening, &s->ll_abi, &s->ruleset_fd,
+	    ((err = bee_landlock_harden_session_late(&s->mf, o->no_landlock_hardening || o->learn,
+						     &s->ll_abi, &s->ruleset_fd,
 						     &s->ll_late, s->warn, s->warn_ctx, e)) < 0 ||
 	     (s->log.fd >= 0 && (err = kaudit_start(s, e)) < 0)))
 		return err;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s->epfd < 0 || epoll_add(s->epfd, ring_buffer__epoll_fd(s->rb)) < 0 ||
 	    (s->clock_fd >= 0 && epoll_add(s->epfd, s->clock_fd) < 0) ||
-	    (s->ka && epoll_add(s->epfd, bee_kaudit_fd(s->ka)) < 0))
+	    (s->ka && epoll_add(s->epfd, bee_kaudit_fd(s->ka)) < 0) ||
+	    (s->learn && epoll_add(s->epfd, bee_learn_fd(s->learn)) < 0))
 		return bee_fail(e, BEE_STAGE_LAUNCH, -errno, "epoll: %s", strerror(errno));
 	return 0;
 }
@@ -553,6 +636,7 @@ int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint
 			   struct bee_error *e)
 {
 	char **envp = NULL;
+	struct env_summary es = { 0 };
 	int err;
 	*id = 0;
 	*pid = -1;
@@ -561,7 +645,8 @@ int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint
 	if (s->finished)
 		return bee_fail(e, BEE_STAGE_SESSION, -ESRCH, "session %s is ending", s->id);
 	err = bee_env_build(s->pack, &s->mf, x->env ? x->env : (const char *const *)environ,
-			    (const char *const *)s->context, s->ncontext, on_env, s, &envp);
+			    (const char *const *)s->context, s->ncontext, on_env, &es, &envp);
+	env_summary_write(s, &es);
 	if (err)
 		return bee_fail(e, BEE_STAGE_LAUNCH, err, "environment: %s", strerror(-err));
 	if ((err = bee_fault(BEE_STAGE_EXEC)) < 0) {
@@ -823,6 +908,10 @@ uint64_t bee_session__end(struct bee_session *s)
 	/* no task queries any more; the last connects are named (above) */
 	bee_dns_close(s->dns);
 	s->dns = NULL;
+	if (s->learn) {
+		bee_learn_close(s->learn, s->log.fd >= 0 ? &s->log : NULL, s->warn, s->warn_ctx);
+		s->learn = NULL;
+	}
 	if (s->ka) {
 		if (s->log.fd >= 0 && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
 			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every Landlock record was read");

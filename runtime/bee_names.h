@@ -248,6 +248,7 @@ static inline const char *bee_loader_const_name(enum bee_loader_const_id c)
 #define BEE_MF_SCHEMA "schema"                      /* the policy schema version */
 #define BEE_MF_NAME "name"                          /* the policy's name; a map's name */
 #define BEE_MF_PARENT "parent"
+#define BEE_MF_INCLUDES "includes"                  /* ["NAME PATH xxh3:HEX"] merged; absent when none */
 #define BEE_MF_AUDIT "audit"                        /* deny | all | none */
 #define BEE_MF_SYSCALLS "syscalls"                  /* allowed groups; absent when none */
 #define BEE_MF_SOURCE "source"                      /* the source section's name */

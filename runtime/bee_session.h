@@ -22,7 +22,10 @@
  *              increments gen after every change of bee_exec or bee_pins
  *              (a revoke): the programs cache "this inode may be mapped
  *              executable" per inode, tagged with gen, and ignore a cached
- *              answer of another generation.
+ *              answer of another generation. flags holds BEE_STATE_LEARN
+ *              for a learning session: the policy's hooks record what they
+ *              would deny and allow it (the global hooks of bee_guard.bpf.h
+ *              keep denying).
  *
  * The global BPF LSM programs (bpf/bee_guard.bpf.h, bpf-lsm backend only):
  *
@@ -70,6 +73,10 @@ struct bee_pin_value {
 	__u32 reserved;
 };
 
+/* bee_state.flags */
+#define BEE_STATE_LEARN 1u       /* complain mode (bee-load run --learn): a denial is
+				  * recorded, whatever [audit] says, and then allowed */
+
 /* A session's state. The DNS stub's address is set by the loader when the
  * session's policy names hosts (loader/dns.c): the connect and sendmsg
  * programs send every query of the session to port 53 there. */
@@ -78,7 +85,7 @@ struct bee_state {
 	__u32 dns_addr4;         /* the stub's IPv4 address, network order */
 	__u16 dns_port4;         /* its port there, network order; 0: no stub */
 	__u16 dns_port6;         /* its port on [::1], network order; 0: none */
-	__u32 reserved;
+	__u32 flags;             /* BEE_STATE_*; revoke keeps them */
 };
 
 /* Per socket (sk storage): where a query redirected to the stub was sent,

@@ -317,6 +317,16 @@ static int mf_parse(struct mf_ctx *c, const json_t *root, struct bee_manifest *m
 		if (!m->defines[i] || !strchr(m->defines[i], '='))
 			return mf_bad(c, "define %zu is not NAME=VALUE", i);
 	}
+	json_t *inc = json_object_get(j, BEE_MF_INCLUDES);
+	if (inc && !json_is_array(inc))
+		return mf_bad(c, "'" BEE_MF_INCLUDES "' is not an array");
+	m->nincludes = json_array_size(inc);
+	m->includes = calloc(m->nincludes + 1, sizeof(*m->includes));
+	if (!m->includes)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nincludes; i++)
+		if (!(m->includes[i] = json_string_value(json_array_get(inc, i))))
+			return mf_bad(c, "include %zu is not a string", i);
 	int err;
 	if ((err = mf_hooks(c, json_object_get(j, BEE_MF_HOOKS), m)) < 0 ||
 	    (err = mf_maps(c, json_object_get(j, BEE_MF_MAPS), m)) < 0 ||
@@ -353,6 +363,7 @@ int bee_manifest_read(const struct bee_pack *pack, struct bee_manifest *m, char 
 void bee_manifest_fini(struct bee_manifest *m)
 {
 	free(m->defines);
+	free(m->includes);
 	free(m->hooks);
 	free(m->maps);
 	free(m->consts);

@@ -73,6 +73,8 @@ struct bee_manifest {
 	const char *name;
 	unsigned schema;
 	const char *parent;                     /* NULL when none */
+	const char **includes;                  /* "NAME PATH xxh3:HEX" of include = [...] */
+	size_t nincludes;
 	unsigned audit;                         /* enum bee_audit_mode */
 	const char **defines;
 	size_t ndefines;

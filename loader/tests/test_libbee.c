@@ -134,7 +134,7 @@ static void assert_five_keys(const char *line)
 	regex_t re;
 	assert_int_equal(regcomp(&re, "^\\{\"ts\":" TS_RE ",\"kind\":\"(FileSystem|Network|Environment|Process)\","
 				      "\"action\":\"(Read|Write|Connect|Listen|Execute)\",\"resource\":\".*\","
-				      "\"decision\":\"(Allow|Deny)\"\\}\n$",
+				      "\"decision\":\"(Allow|Deny)\"(,\"count\":[1-9][0-9]*)?\\}\n$",
 			     REG_EXTENDED),
 			 0);
 	int m = regexec(&re, line, 0, NULL, 0);

@@ -176,14 +176,17 @@ tool_pid() {
 # ---- audit logs --------------------------------------------------------------
 
 # audit_bad_lines LOG: every line that is not exactly the five keys ts,
-# kind, action, resource, decision in that order, with a UTC millisecond ts
+# kind, action, resource, decision in that order, with a UTC millisecond ts,
+# and then at most a "count" (the environment's summary, a denial's repeats)
 audit_bad_lines() {
-	grep -v -E '^\{"ts":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z","kind":"(FileSystem|Network|Environment|Process)","action":"(Read|Write|Connect|Listen|Execute)","resource":"([^"\\]|\\.)*","decision":"(Allow|Deny)"\}$' "$1"
+	grep -v -E '^\{"ts":"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z","kind":"(FileSystem|Network|Environment|Process)","action":"(Read|Write|Connect|Listen|Execute)","resource":"([^"\\]|\\.)*","decision":"(Allow|Deny)"(,"count":[1-9][0-9]*)?\}$' "$1"
 }
 
-# audit_tuples LOG: "KIND ACTION RESOURCE DECISION" of each line, sorted, once
+# audit_tuples LOG: "KIND ACTION RESOURCE DECISION" of each line, sorted,
+# once; an Environment summary gives one tuple per name
 audit_tuples() {
-	sed -n 's/^{"ts":"[^"]*","kind":"\([^"]*\)","action":"\([^"]*\)","resource":"\(.*\)","decision":"\([^"]*\)"}$/\1 \2 \3 \4/p' "$1" |
+	sed -n 's/^{"ts":"[^"]*","kind":"\([^"]*\)","action":"\([^"]*\)","resource":"\(.*\)","decision":"\([^"]*\)"\(,"count":[0-9]*\)\{0,1\}}$/\1 \2 \3 \4/p' "$1" |
+		awk '$1 == "Environment" { n = split($3, v, ","); for (i = 1; i <= n; i++) print $1, $2, v[i], $4; next } { print }' |
 		LC_ALL=C sort -u
 }
 
