@@ -4,8 +4,14 @@
  * README's "bee-load exit status" table. */
 #include "libbee.h"
 #include "libbeec.h"
+/* the session service's client and the terminal relay, which the library
+ * does not export (yet): bee-load links libbee.a */
+#include "internal.h"
+#include "pty.h"
+#include "serve.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <poll.h>
@@ -26,11 +32,12 @@ static const char usage_text[] =
 	"                    [--backend auto|bpf-lsm|landlock] [--no-landlock-hardening]\n"
 	"                    [--user USER|UID[:GID]] PACK -- CMD [ARGS]...\n"
 	"       bee-load start [options of run] PACK\n"
-	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
-	"       bee-load stop [--state-dir DIR] SESSION\n"
+	"       bee-load exec [-t] [--state-dir DIR] [--socket PATH] SESSION -- CMD [ARGS]...\n"
+	"       bee-load stop [--state-dir DIR] [--socket PATH] SESSION\n"
 	"       bee-load query PACK KIND ACTION RESOURCE\n"
-	"       bee-load revoke SESSION RULE\n"
-	"       bee-load ls [--json]\n"
+	"       bee-load revoke [--socket PATH] SESSION RULE\n"
+	"       bee-load ls [--json] [--socket PATH]\n"
+	"       bee-load serve [--socket PATH] [--group NAME] [--log FILE] [--state-dir DIR]\n"
 	"       bee-load gc [--packs]\n"
 	"       bee-load config [--json]\n"
 	"       bee-load --help | --version\n";
@@ -60,6 +67,12 @@ static const char help_text[] =
 	"  gc        remove what sessions of a killed bee-load left behind, and the packs'\n"
 	"            loads no session used for 10 minutes (--packs: every unused one now)\n"
 	"  config    the resolved configuration, each key with where it came from\n"
+	"  serve     the session service (root): start, exec, stop, ls and revoke for\n"
+	"            the members of group bee on a unix socket (docs/serve.md)\n"
+	"\n"
+	"Without root, start, exec, stop, ls and revoke go through the session service\n"
+	"(--socket PATH, else $BEE_SOCKET, else " BEE_SERVE_SOCKET "); as root they work\n"
+	"directly unless a socket is named.\n"
 	"\n"
 	"Options of run (and start):\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
@@ -74,6 +87,8 @@ static const char help_text[] =
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
 	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
 	"                        write rules name (else refused, 74, without Landlock)\n"
+	"  -t, --tty             a fresh pseudo-terminal for the tool (the default when\n"
+	"                        stdin is a terminal; run and exec)\n"
 	"  --user USER|UID[:GID] the tool's user (default: SUDO_UID/SUDO_GID when set, else\n"
 	"                        65534:65534, nobody; 'root' keeps uid 0 and says what it\n"
 	"                        costs); without root the tool keeps bee-load's user\n"
@@ -122,14 +137,25 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_SOCKET, OPT_GROUP, OPT_LOG, OPT_TTY };
 
 struct args {
-	bool json, audit_detail, no_ll_hardening, packs;
-	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user;
+	bool json, audit_detail, no_ll_hardening, packs, tty;
+	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *socket, *group, *log;
 	const char **env;
 	size_t nenv;
 };
+
+/* 1 when word is one of the space-separated words of list ("log" is not
+ * "audit-log"). */
+static bool word_of(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
 
 static int parse_args(int argc, char **argv, struct args *a, const char *allowed)
 {
@@ -145,19 +171,26 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "config", required_argument, NULL, OPT_CONFIG },
 		{ "user", required_argument, NULL, OPT_USER },
 		{ "packs", no_argument, NULL, OPT_PACKS },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "group", required_argument, NULL, OPT_GROUP },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "tty", no_argument, NULL, OPT_TTY },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
-					     "state-dir", "no-landlock-hardening", "config", "user", "packs" };
+					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
+					     "socket", "group", "log", "tty" };
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:t", longopts, NULL)) != -1) {
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		if (c == 't')
+			c = OPT_TTY;
 		if (c < OPT_JSON)
 			return usage_error("unknown option '%s' for '%s'", argv[optind - 1], argv[0]);
-		if (!strstr(allowed, names[c - OPT_JSON]))
+		if (!word_of(allowed, names[c - OPT_JSON]))
 			return usage_error("'--%s' is not an option of '%s'", names[c - OPT_JSON], argv[0]);
 		switch (c) {
 		case OPT_JSON:
@@ -192,6 +225,18 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_PACKS:
 			a->packs = true;
+			break;
+		case OPT_SOCKET:
+			a->socket = optarg;
+			break;
+		case OPT_GROUP:
+			a->group = optarg;
+			break;
+		case OPT_LOG:
+			a->log = optarg;
+			break;
+		case OPT_TTY:
+			a->tty = true;
 			break;
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
@@ -317,7 +362,7 @@ static int64_t now_ms(void)
 }
 
 /* The options run and start take. */
-#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user"
+#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user tty"
 
 /* The options of a session that run and start open, from the command
  * line and the configuration. */
@@ -388,7 +433,12 @@ static int cmd_run(int argc, char **argv)
 		status = 128 + (int)si.ssi_signo;
 		goto out;
 	}
-	if (bee_session__spawn(s, cmd, NULL, &e) < 0) {
+	/* a terminal of its own for an interactive tool (pty.c) */
+	struct bee_pty pty;
+	int use[3];
+	if (bee_pty_open(&pty, a.tty, use, &e) < 0 || bee_pty_relay_start(&pty, &e) < 0 ||
+	    bee_session_spawn_stdio(s, cmd, NULL, pty.master >= 0 ? use : NULL, &e) < 0) {
+		bee_pty_close(&pty);
 		status = fail(&e);
 		bee_session__close(s);
 		goto out;
@@ -416,6 +466,7 @@ static int cmd_run(int argc, char **argv)
 		int r = bee_session__poll(s, 0);
 		if (r < 0) {
 			/* the session can no longer be watched: end it */
+			bee_pty_close(&pty);
 			fprintf(stderr, "bee-load: audit relay: %s: killing the tool\n", strerror(-r));
 			bee_session__kill(s, SIGKILL);
 			bee_session__close(s);
@@ -425,6 +476,7 @@ static int cmd_run(int argc, char **argv)
 		if (r == 1)
 			break;
 	}
+	bee_pty_close(&pty);
 	status = got ? 128 + got : bee_session__exit_status(s);
 	/* a run whose audit log lost records never reads as a success: a tool
 	 * that succeeded gives way to the audit stage's status (the count and
@@ -439,6 +491,104 @@ out:
 		config_fini(&c);
 	free(a.env);
 	return status;
+}
+
+/* ---- through the session service ---------------------------------------------------------- */
+
+/* One request to the service; 0 with its reply (and handed descriptor),
+ * else the exit status. */
+static int serve_ask(const struct args *a, json_t *req, int pass, json_t **reply, int *rfd)
+{
+	struct bee_error e;
+	int fd;
+	*reply = NULL;
+	if (bee_serve_connect(bee_serve_socket_path(a->socket), &fd, &e) < 0) {
+		json_decref(req);
+		return fail(&e);
+	}
+	int err = bee_serve_call(fd, req, &pass, pass >= 0 ? 1 : 0, reply, rfd, &e);
+	close(fd);
+	/* the warnings of a start, whether it worked or not */
+	json_t *w = *reply ? json_object_get(*reply, "warnings") : NULL;
+	for (size_t i = 0; i < json_array_size(w); i++)
+		fprintf(stderr, "bee-load: %s\n", json_string_value(json_array_get(w, i)));
+	if (err < 0) {
+		json_decref(*reply);
+		*reply = NULL;
+		return fail(&e);
+	}
+	return 0;
+}
+
+static int serve_start(const struct args *a, const struct bee_session_opts *o, const char *pack)
+{
+	if (o->audit_log)
+		return usage_error("start through the session service: --audit-log is not supported yet (the service "
+				   "opens no path for a client; docs/serve.md)");
+	/* the client opens the pack: the service reads what this user may read */
+	int pfd = open(pack, O_RDONLY | O_CLOEXEC);
+	if (pfd < 0) {
+		fprintf(stderr, "bee-load: pack '%s': %s\n", pack, strerror(errno));
+		return bee_stage__exit_status(BEE_STAGE_PACK, -errno);
+	}
+	json_t *req = bee_serve_request("start"), *env = json_array(), *reply;
+	for (size_t i = 0; i < a->nenv; i++)
+		json_array_append_new(env, json_string(a->env[i]));
+	if (a->nenv)
+		json_object_set_new(req, "env", env);
+	else
+		json_decref(env);
+	if (a->backend)
+		json_object_set_new(req, "backend", json_string(a->backend));
+	if (o->audit_detail)
+		json_object_set_new(req, "audit_detail", json_true());
+	if (a->no_ll_hardening)
+		json_object_set_new(req, "no_landlock_hardening", json_true());
+	if (a->user)
+		json_object_set_new(req, "user", json_string(a->user));
+	int st = serve_ask(a, req, pfd, &reply, NULL);
+	close(pfd);
+	if (st)
+		return st;
+	printf("%s\n", json_string_value(json_object_get(reply, "session")));
+	json_decref(reply);
+	return finish_output(0);
+}
+
+/* A connection to session sid's supervisor: from the service, or made here. */
+static int session_fd(const struct args *a, const char *method, const char *sid, const char *state_dir, int *fd)
+{
+	struct bee_error e;
+	if (!bee_serve_wanted(a->socket))
+		return bee_session_connect(bee_state_dir(state_dir), sid, fd, &e) < 0 ? fail(&e) : 0;
+	json_t *req = bee_serve_request(method), *reply;
+	json_object_set_new(req, "session", json_string(sid));
+	int st = serve_ask(a, req, -1, &reply, fd);
+	json_decref(reply);
+	if (!st && *fd < 0) {
+		fprintf(stderr, "bee-load: session service: no connection came with the answer\n");
+		return bee_stage__exit_status(BEE_STAGE_SESSION, -EPROTO);
+	}
+	return st;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "socket group log state-dir config");
+	if (st >= 0)
+		return st;
+	if (optind != argc)
+		return usage_error("serve takes no arguments");
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
+	struct bee_serve_opts o = { .sz = sizeof(o), .socket = a.socket, .group = a.group, .log = a.log,
+				    .state_dir = config_str(&c, CONFIG_STATE_DIR), .warn = warn_stderr };
+	struct bee_error e;
+	st = bee_serve_run(&o, &e);
+	config_fini(&c);
+	return st < 0 ? fail(&e) : 0;
 }
 
 /* ---- start, exec, stop ------------------------------------------------------------------ */
@@ -464,6 +614,10 @@ static int cmd_start(int argc, char **argv)
 	struct bee_session_opts o = session_opts(&a, &c);
 	char sid[32];
 	struct bee_error e;
+	if (bee_serve_wanted(a.socket)) {
+		status = serve_start(&a, &o, argv[optind]);
+		goto out;
+	}
 	if (bee_session_start(argv[optind], &o, sid, &e) < 0) {
 		status = fail(&e);
 		goto out;
@@ -480,7 +634,7 @@ out:
 static int cmd_exec(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config");
+	int st = parse_args(argc, argv, &a, "state-dir config socket tty");
 	if (st >= 0)
 		return st;
 	if (optind >= argc)
@@ -495,17 +649,41 @@ static int cmd_exec(int argc, char **argv)
 		return st;
 	struct bee_session_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR) };
 	struct bee_error e;
-	int status;
+	int status, fd = -1, use[3];
+	struct bee_pty pty;
+	const char *const *cmd = (const char *const *)&argv[optind];
 	signal(SIGPIPE, SIG_IGN);
-	st = bee_session_exec(sid, (const char *const *)&argv[optind], NULL, NULL, &o, &status, &e);
+	if (bee_pty_open(&pty, a.tty, use, &e) < 0) {
+		bee_pty_close(&pty);
+		config_fini(&c);
+		return fail(&e);
+	}
+	if (pty.master < 0 && !bee_serve_wanted(a.socket)) {
+		/* as before: libbee's exec, which puts /dev/null where stdio is closed */
+		st = bee_session_exec(sid, cmd, NULL, NULL, &o, &status, &e);
+		config_fini(&c);
+		return st < 0 ? fail(&e) : status;
+	}
+	if ((st = session_fd(&a, "exec", sid, o.state_dir, &fd)) != 0) {
+		bee_pty_close(&pty);
+		config_fini(&c);
+		return st;
+	}
 	config_fini(&c);
+	if (bee_pty_relay_start(&pty, &e) < 0) {
+		close(fd);
+		bee_pty_close(&pty);
+		return fail(&e);
+	}
+	st = bee_session_exec_fd(fd, sid, cmd, NULL, use, &status, &e);
+	bee_pty_close(&pty);
 	return st < 0 ? fail(&e) : status;
 }
 
 static int cmd_stop(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config");
+	int st = parse_args(argc, argv, &a, "state-dir config socket");
 	if (st >= 0)
 		return st;
 	if (argc - optind != 1)
@@ -516,6 +694,14 @@ static int cmd_stop(int argc, char **argv)
 	struct bee_session_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR) };
 	struct bee_error e;
 	signal(SIGPIPE, SIG_IGN);
+	if (bee_serve_wanted(a.socket)) {
+		int fd = -1;
+		st = session_fd(&a, "stop", argv[optind], o.state_dir, &fd);
+		config_fini(&c);
+		if (st)
+			return st;
+		return bee_session_stop_fd(fd, argv[optind], &e) < 0 ? fail(&e) : 0;
+	}
 	st = bee_session_stop(argv[optind], &o, &e);
 	config_fini(&c);
 	return st < 0 ? fail(&e) : 0;
@@ -547,11 +733,26 @@ static int cmd_query(int argc, char **argv)
 static int cmd_revoke(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config");
+	int st = parse_args(argc, argv, &a, "state-dir config socket");
 	if (st >= 0)
 		return st;
 	if (argc - optind != 2)
 		return usage_error("revoke takes SESSION RULE, got %d arguments", argc - optind);
+	if (bee_serve_wanted(a.socket)) {
+		json_t *req = bee_serve_request("revoke"), *reply;
+		json_object_set_new(req, "session", json_string(argv[optind]));
+		json_object_set_new(req, "rule", json_string(argv[optind + 1]));
+		if ((st = serve_ask(&a, req, -1, &reply, NULL)) != 0)
+			return st;
+		json_t *rv = json_object_get(reply, "revoked");
+		const char *note = json_string_value(json_object_get(rv, "note"));
+		printf("revoked rule %lld '%s' in session %s\n", (long long)json_integer_value(json_object_get(rv, "rule")),
+		       json_string_value(json_object_get(rv, "text")), argv[optind]);
+		if (!json_is_true(json_object_get(rv, "exact")))
+			printf("note: %s\n", note && *note ? note : "some other grants narrowed too");
+		json_decref(reply);
+		return finish_output(0);
+	}
 	struct config c;
 	if ((st = config_read(&c, &a)) >= 0)
 		return st;
@@ -580,10 +781,44 @@ static long long age_s(const char *started)
 	return now > t ? (long long)(now - t) : 0;
 }
 
+/* The sessions the service shows this user, as bee_sessions__list gives them. */
+static int serve_ls(const struct args *a, struct bee_session_info **out, size_t *n)
+{
+	json_t *reply;
+	int st = serve_ask(a, bee_serve_request("ls"), -1, &reply, NULL);
+	*out = NULL;
+	*n = 0;
+	if (st)
+		return st;
+	json_t *arr = json_object_get(reply, "sessions");
+	struct bee_session_info *v = calloc(json_array_size(arr) + 1, sizeof(*v));
+	if (!v) {
+		json_decref(reply);
+		return 1;
+	}
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		json_t *j = json_array_get(arr, i);
+		struct bee_session_info *x = &v[i];
+#define STR(f) snprintf(x->f, sizeof(x->f), "%s", json_string_value(json_object_get(j, #f)) ?: "")
+#define INT(f) x->f = json_integer_value(json_object_get(j, #f))
+		STR(id); STR(policy); STR(backend); STR(started); STR(cgroup); STR(bpffs); STR(audit_log); STR(digest);
+		INT(pid); INT(tool_pid); INT(commands); INT(audit_written); INT(audit_lost);
+		x->nrevoked = (unsigned)json_integer_value(json_object_get(j, "revoked"));
+		x->live = json_is_true(json_object_get(j, "live"));
+		x->supervised = json_is_true(json_object_get(j, "supervised"));
+#undef STR
+#undef INT
+	}
+	*n = json_array_size(arr);
+	*out = v;
+	json_decref(reply);
+	return 0;
+}
+
 static int cmd_ls(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "json state-dir config");
+	int st = parse_args(argc, argv, &a, "json state-dir config socket");
 	if (st >= 0)
 		return st;
 	if (optind != argc)
@@ -594,10 +829,16 @@ static int cmd_ls(int argc, char **argv)
 	struct bee_session_info *v;
 	size_t n;
 	struct bee_error e;
-	st = bee_sessions__list(config_str(&c, CONFIG_STATE_DIR), &v, &n, &e);
-	config_fini(&c);
-	if (st < 0)
-		return fail(&e);
+	if (bee_serve_wanted(a.socket)) {
+		config_fini(&c);
+		if ((st = serve_ls(&a, &v, &n)) != 0)
+			return st;
+	} else {
+		st = bee_sessions__list(config_str(&c, CONFIG_STATE_DIR), &v, &n, &e);
+		config_fini(&c);
+		if (st < 0)
+			return fail(&e);
+	}
 	if (a.json) {
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++) {
@@ -715,6 +956,7 @@ int main(int argc, char **argv)
 		{ "check", cmd_check }, { "run", cmd_run }, { "start", cmd_start }, { "exec", cmd_exec },
 		{ "stop", cmd_stop }, { "query", cmd_query },
 		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc }, { "config", cmd_config },
+		{ "serve", cmd_serve },
 	};
 	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */
 	beec_mem__route_json();
