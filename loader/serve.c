@@ -186,6 +186,7 @@ struct serve {
 	char socket[PATH_MAX], state_dir[PATH_MAX], owners[PATH_MAX], uploads[PATH_MAX], log[PATH_MAX];
 	gid_t gid;
 	int lfd, sfd, logfd;
+	bool inherited;             /* the socket is systemd's: left in place */
 	struct client c[CLIENTS_MAX];
 	size_t n;
 	size_t workers;
@@ -786,25 +787,57 @@ static void client_accept(struct serve *s)
 
 /* ---- setup ---------------------------------------------------------------------------- */
 
-static int mkdir_owned(const char *path, mode_t mode, gid_t gid)
+/* A folder of bee's own, root's with mode and group gid: made when
+ * missing; an existing one is changed only when mine says it is bee's (the
+ * state directory, its serve/ folders), else it must be so already: the
+ * service never chmods a folder such as /run or /tmp that --socket names. */
+static int mkdir_owned(const char *path, mode_t mode, gid_t gid, bool mine)
 {
-	if (mkdir(path, mode) < 0 && errno != EEXIST)
+	bool made = mkdir(path, mode) == 0;
+	if (!made && errno != EEXIST)
 		return -errno;
 	struct stat st;
 	if (lstat(path, &st) < 0)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
+	if (!made && !mine && (st.st_uid != 0 || st.st_gid != gid || (st.st_mode & 07777) != mode))
+		return -EPERM;
 	if (chown(path, 0, gid) < 0 || chmod(path, mode) < 0)
 		return -errno;
 	return 0;
 }
 
+/* A socket systemd made (bee.socket): LISTEN_FDS=1 for this pid, fd 3. */
+static int serve_inherited(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *n = getenv("LISTEN_FDS");
+	if (!pid || !n || atol(pid) != (long)getpid() || strcmp(n, "1") != 0)
+		return -1;
+	int type = 0;
+	socklen_t len = sizeof(type);
+	if (getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_STREAM)
+		return -1;
+	fcntl(3, F_SETFD, FD_CLOEXEC);
+	fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	return 3;
+}
+
 static int serve_listen(struct serve *s, struct bee_error *e)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	if (strlen(s->socket) >= sizeof(sa.sun_path))
-		return bee_fail(e, BEE_STAGE_SUPERVISOR, -ENAMETOOLONG, "serve: socket '%s': name too long", s->socket);
+	if ((s->lfd = serve_inherited()) >= 0) {
+		/* systemd made it, with the unit's mode and group; the path is
+		 * still what nesting checks grants against */
+		struct sockaddr_un got;
+		socklen_t len = sizeof(got);
+		if (getsockname(s->lfd, (struct sockaddr *)&got, &len) == 0 && got.sun_path[0])
+			snprintf(s->socket, sizeof(s->socket), "%s", got.sun_path);
+		s->inherited = true;
+	}
 	/* its folder: root's, the group may pass through it but not list it
 	 * (/run/bee 0710 root:bee, the state directory by default) */
 	char dir[PATH_MAX];
@@ -814,9 +847,16 @@ static int serve_listen(struct serve *s, struct bee_error *e)
 		return bee_fail(e, BEE_STAGE_SUPERVISOR, -EINVAL, "serve: socket '%s': an absolute path in a folder of its own",
 				s->socket);
 	*slash = '\0';
-	int err = mkdir_owned(dir, 0710, s->gid);
+	int err = mkdir_owned(dir, 0710, s->gid, strcmp(dir, s->state_dir) == 0);
 	if (err)
-		return bee_fail(e, BEE_STAGE_SUPERVISOR, err, "serve: folder '%s': %s", dir, strerror(-err));
+		return bee_fail(e, BEE_STAGE_SUPERVISOR, err, "serve: folder '%s': %s%s", dir, strerror(-err),
+				err == -EPERM ? " (the socket's folder: bee's state directory, a new one, or one that is "
+						"0710 root:GROUP already)"
+					      : "");
+	if (s->inherited)
+		return 0;
+	if (strlen(s->socket) >= sizeof(sa.sun_path))
+		return bee_fail(e, BEE_STAGE_SUPERVISOR, -ENAMETOOLONG, "serve: socket '%s': name too long", s->socket);
 	memcpy(sa.sun_path, s->socket, strlen(s->socket) + 1);
 	s->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s->lfd < 0)
@@ -857,8 +897,8 @@ static int serve_setup(struct serve *s, const struct bee_serve_opts *o, struct b
 	    snprintf(s->uploads, sizeof(s->uploads), "%s/uploads", serve_dir) >= (int)sizeof(s->uploads))
 		return bee_fail(e, BEE_STAGE_SUPERVISOR, -ENAMETOOLONG, "serve: state directory '%s': too long",
 				s->state_dir);
-	if ((err = mkdir_owned(serve_dir, 0700, 0)) < 0 || (err = mkdir_owned(s->owners, 0700, 0)) < 0 ||
-	    (err = mkdir_owned(s->uploads, 0700, 0)) < 0)
+	if ((err = mkdir_owned(serve_dir, 0700, 0, true)) < 0 || (err = mkdir_owned(s->owners, 0700, 0, true)) < 0 ||
+	    (err = mkdir_owned(s->uploads, 0700, 0, true)) < 0)
 		return bee_fail(e, BEE_STAGE_SUPERVISOR, err, "serve: '%s': %s", serve_dir, strerror(-err));
 	if (o->log)
 		snprintf(s->log, sizeof(s->log), "%s", o->log);
@@ -929,7 +969,8 @@ int bee_serve_run(const struct bee_serve_opts *opts, struct bee_error *e)
 	 * a restarted service finds them by their owners' records */
 	if (s->lfd >= 0) {
 		close(s->lfd);
-		unlink(s->socket);
+		if (!s->inherited)
+			unlink(s->socket);
 	}
 	while (s->n)
 		client_drop(s, s->n - 1);
