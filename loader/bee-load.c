@@ -362,7 +362,7 @@ static int64_t now_ms(void)
 }
 
 /* The options run and start take. */
-#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user tty"
+#define SESSION_OPTIONS "audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user tty socket"
 
 /* The options of a session that run and start open, from the command
  * line and the configuration. */

@@ -174,6 +174,7 @@ struct peer {
 	gid_t gid;
 	pid_t pid;
 	char parent[32];            /* the session the client runs inside; "" for none */
+	int64_t t0;                 /* CLOCK_MONOTONIC ns: accepted, then the request read (the log's "us") */
 };
 
 struct client {
@@ -214,6 +215,8 @@ static void log_request(struct serve *s, const struct peer *p, const char *metho
 	if (sid)
 		json_object_set_new(o, "session", json_string(sid));
 	json_object_set_new(o, "result", json_string(result));
+	if (p->t0)
+		json_object_set_new(o, "us", json_integer((bee_clock_ns(CLOCK_MONOTONIC) - p->t0) / 1000));
 	if (msg)
 		json_object_set_new(o, "message", json_string(msg));
 	char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
@@ -384,12 +387,39 @@ static int session_around(const struct serve *s, const char *cg, char *sid, size
 	return best ? 0 : -EACCES;
 }
 
+/* The "0::" line of /proc/PID/cgroup: the path below the cgroup v2 root,
+ * read without mountinfo (the common case: no session anywhere in it). */
+static int cgroup_rel(pid_t pid, char *out, size_t size)
+{
+	char path[64], buf[PATH_MAX + 64];
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	int err = n < 0 ? -errno : 0;
+	close(fd);
+	if (err)
+		return err;
+	buf[n] = '\0';
+	for (char *line = buf, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "0::", 3) == 0)
+			return snprintf(out, size, "%s", line + 3) >= (int)size ? -ENAMETOOLONG : 0;
+	}
+	return -ENOENT;
+}
+
 /* Who connected on fd; -1 with msg when refused. */
 static int peer_identify(struct serve *s, int fd, struct peer *p, char *msg, size_t size)
 {
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
+	int64_t t0 = p->t0;
 	memset(p, 0, sizeof(*p));
+	p->t0 = t0;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0) {
 		snprintf(msg, size, "cannot read the client's credentials: %s", strerror(errno));
 		return -1;
@@ -408,9 +438,10 @@ static int peer_identify(struct serve *s, int fd, struct peer *p, char *msg, siz
 		snprintf(msg, size, "the client (pid %d) is gone", (int)cr.pid);
 		return -1;
 	}
-	char cg[PATH_MAX], pack[PATH_MAX];
-	int err = bee_cgroup_of(cr.pid, cg, sizeof(cg));
-	if (!err)
+	char cg[PATH_MAX], pack[PATH_MAX] = "";
+	int err = cgroup_rel(cr.pid, cg, sizeof(cg));
+	/* a session's cgroup is named bee-POLICY-ID: only then the registry */
+	if (!err && strstr(cg, "/bee-") && !(err = bee_cgroup_of(cr.pid, cg, sizeof(cg))))
 		err = session_around(s, cg, p->parent, sizeof(p->parent), pack, sizeof(pack));
 	if (!err && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
 		err = -ESRCH;
@@ -547,7 +578,7 @@ static int upload_pack(struct serve *s, int in, char *path, size_t size, struct 
 }
 
 /* The tool's user: the client's own (by name, for its groups), unless root
- * asks for another. */
+ * asks for another; "" for root's default (bee-load's: SUDO_UID, else nobody). */
 static int start_user(const struct peer *p, const struct bee_serve_req *r, char *buf, size_t size,
 		      struct bee_error *e)
 {
@@ -555,6 +586,10 @@ static int start_user(const struct peer *p, const struct bee_serve_req *r, char 
 		if (p->uid != 0)
 			return bee_fail(e, BEE_STAGE_USER, -EPERM, "start: only root may name the tool's user");
 		snprintf(buf, size, "%s", r->user);
+		return 0;
+	}
+	if (p->uid == 0) {
+		buf[0] = '\0';   /* root's session: bee-load's default user, as without the service */
 		return 0;
 	}
 	struct passwd *pw = getpwuid(p->uid);
@@ -603,7 +638,8 @@ static void do_start(struct serve *s, struct client *c, const struct bee_serve_r
 	struct bee_session_opts o = {
 		.sz = sizeof(o), .backend = be, .context = r->env, .ncontext = r->nenv,
 		.audit_detail = r->audit_detail, .state_dir = s->state_dir, .warn = worker_warn, .warn_ctx = warnings,
-		.no_landlock_hardening = r->no_landlock_hardening, .landlock_fallback = true, .user = user,
+		.no_landlock_hardening = r->no_landlock_hardening, .landlock_fallback = true,
+		.user = user[0] ? user : NULL,
 	};
 	if (bee_session_start(path, &o, sid, &e) < 0)
 		goto fail;
@@ -760,6 +796,7 @@ static int client_input(struct serve *s, struct client *c)
 	char *nl = memchr(c->in->buf, '\n', c->in->len);
 	if (!nl)
 		return 0;
+	c->p.t0 = bee_clock_ns(CLOCK_MONOTONIC);
 	client_request(s, c, c->in->buf, (size_t)(nl - c->in->buf));
 	return 1;   /* one request a connection */
 }
@@ -769,7 +806,7 @@ static void client_accept(struct serve *s)
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	struct client c = { .fd = fd };
+	struct client c = { .fd = fd, .p.t0 = bee_clock_ns(CLOCK_MONOTONIC) };
 	char msg[512];
 	if (peer_identify(s, fd, &c.p, msg, sizeof(msg)) < 0) {
 		line_send(fd, error_reply(BEE_SERVE_E_DENIED, msg, NULL), -1);
