@@ -608,6 +608,10 @@ static int cmd_start(int argc, char **argv)
 		status = usage_error("start takes PACK, got %d arguments", argc - optind);
 		goto out;
 	}
+	if (a.tty) {
+		status = usage_error("'--tty' is an option of each exec, not of 'start'");
+		goto out;
+	}
 	if ((status = config_read(&c, &a)) >= 0)
 		goto out;
 	have_config = true;
