@@ -292,8 +292,9 @@ static int owner_write(const struct serve *s, const char *sid, const struct peer
 }
 
 /* May p control session sid? root: every session; others: the sessions
- * they started from where they are (a client inside a session: the
- * sessions it started, never its own session or a sibling). */
+ * they started (and their tools started through the service); a client
+ * inside a session: the sessions it started from there, never its own
+ * session or a sibling. */
 static bool owner_allows(const struct serve *s, const struct peer *p, const char *sid)
 {
 	struct owner o;
@@ -301,7 +302,8 @@ static bool owner_allows(const struct serve *s, const struct peer *p, const char
 		return true;
 	if (owner_read(s, sid, &o) < 0)
 		return false;
-	return o.uid == p->uid && strcmp(o.parent, p->parent) == 0;
+	/* outside any session, a user's are all it started, its tools' too */
+	return o.uid == p->uid && (!p->parent[0] || strcmp(o.parent, p->parent) == 0);
 }
 
 /* Owner records whose session is gone (gc removed its record): removed. */
