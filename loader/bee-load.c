@@ -9,6 +9,7 @@
 #include "internal.h"
 #include "pty.h"
 #include "serve.h"
+#include "unpriv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -89,6 +90,8 @@ static const char help_text[] =
 	"                        write rules name (else refused, 74, without Landlock)\n"
 	"  -t, --tty             a fresh pseudo-terminal for the tool (the default when\n"
 	"                        stdin is a terminal; run and exec)\n"
+	"  --allow-weaker RULE   unprivileged run: enforce rule RULE (index or text) as far\n"
+	"                        as Landlock can (docs/unprivileged.md) instead of refusing\n"
 	"  --user USER|UID[:GID] the tool's user (default: SUDO_UID/SUDO_GID when set, else\n"
 	"                        65534:65534, nobody; 'root' keeps uid 0 and says what it\n"
 	"                        costs); without root the tool keeps bee-load's user\n"
@@ -137,13 +140,16 @@ static int finish_output(int status)
 
 /* Options shared by the commands; each says which it takes. */
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
-       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_SOCKET, OPT_GROUP, OPT_LOG, OPT_TTY };
+       OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_SOCKET, OPT_GROUP, OPT_LOG, OPT_TTY,
+       OPT_ALLOW_WEAKER };
 
 struct args {
 	bool json, audit_detail, no_ll_hardening, packs, tty;
 	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *socket, *group, *log;
 	const char **env;
 	size_t nenv;
+	const char **weaker;        /* --allow-weaker RULE, run's (as many as argc) */
+	size_t nweaker;
 };
 
 /* 1 when word is one of the space-separated words of list ("log" is not
@@ -175,11 +181,12 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "group", required_argument, NULL, OPT_GROUP },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "tty", no_argument, NULL, OPT_TTY },
+		{ "allow-weaker", required_argument, NULL, OPT_ALLOW_WEAKER },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
 					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
-					     "socket", "group", "log", "tty" };
+					     "socket", "group", "log", "tty", "allow-weaker" };
 	int c;
 	opterr = 0;
 	optind = 1;
@@ -237,6 +244,11 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_TTY:
 			a->tty = true;
+			break;
+		case OPT_ALLOW_WEAKER:
+			if (!a->weaker)
+				return usage_error("'--allow-weaker' is an option of 'run'");
+			a->weaker[a->nweaker++] = optarg;
 			break;
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
@@ -306,6 +318,36 @@ static int cmd_config(int argc, char **argv)
 
 /* ---- check --------------------------------------------------------------------------- */
 
+/* Which way bee runs here, and why: root (the backends above), the
+ * session service (a socket that answers), or unprivileged (unpriv.c). */
+static void check_mode(const struct bee_check_report *r, char *mode, size_t msize, char *why, size_t wsize)
+{
+	const char *sock = bee_serve_socket_path(NULL);
+	int fd = -1;
+	bool unpriv = bee_unpriv_wanted();
+	bool service = unpriv && bee_serve_connect(sock, &fd, NULL) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!unpriv) {
+		snprintf(mode, msize, "root");
+		snprintf(why, wsize, "the host's root: run, start and exec directly, with the backends above");
+	} else if (service) {
+		snprintf(mode, msize, "service");
+		snprintf(why, wsize, "not the host's root, and the session service answers on '%s': start, exec, "
+			 "stop, ls and revoke go through it; run is unprivileged", sock);
+	} else if (r->landlock_abi >= 4) {
+		snprintf(mode, msize, "unprivileged");
+		snprintf(why, wsize, "%s, no session service at '%s': run works with Landlock ABI %d and seccomp "
+			 "(files, exec, TCP ports); a policy with addresses, UDP or a network deny is refused",
+			 geteuid() ? "not root" : "root of a user namespace", sock, r->landlock_abi);
+	} else {
+		snprintf(mode, msize, "none");
+		snprintf(why, wsize, "%s, no session service at '%s', and Landlock %s: nothing can confine a tool here",
+			 geteuid() ? "not root" : "root of a user namespace", sock,
+			 r->landlock_abi ? "has no network rules (ABI < 4)" : "is not enabled");
+	}
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -317,6 +359,8 @@ static int cmd_check(int argc, char **argv)
 	struct bee_check_report r;
 	bee_check__run(&r);
 	int status = r.bpf_lsm ? 0 : bee_stage__exit_status(BEE_STAGE_GATE, 0);
+	char mode[64], why[512];
+	check_mode(&r, mode, sizeof(mode), why, sizeof(why));
 	if (a.json) {
 		json_t *o = json_object(), *gates = json_array(), *be = json_object();
 		for (int i = 0; i < BEE_GATE_COUNT; i++) {
@@ -336,6 +380,10 @@ static int cmd_check(int argc, char **argv)
 		json_object_set_new(be, "landlock", ll);
 		json_object_set_new(o, "gates", gates);
 		json_object_set_new(o, "backends", be);
+		json_t *md = json_object();
+		json_object_set_new(md, "name", json_string(mode));
+		json_object_set_new(md, "reason", json_string(why));
+		json_object_set_new(o, "mode", md);
 		json_object_set_new(o, "exit", json_integer(status));
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
@@ -349,6 +397,7 @@ static int cmd_check(int argc, char **argv)
 	printf("backend landlock: %s%s%s\n", r.landlock ? "usable (--backend landlock; [net] by cgroup programs)"
 						       : "unavailable",
 	       r.landlock ? "" : ": ", r.landlock ? "" : r.landlock_reason);
+	printf("mode:             %s: %s\n", mode, why);
 	return finish_output(status);
 }
 
@@ -380,15 +429,58 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 	};
 }
 
+/* run without the host's root (unpriv.c): Landlock and seccomp only, a
+ * policy that needs more refused naming the rule. */
+static int run_unprivileged(const struct args *a, const struct config *c, const char *pack, const char *const *cmd)
+{
+	enum bee_backend b;
+	bee_backend__parse(config_str(c, CONFIG_BACKEND), &b);
+	if (b == BEE_BACKEND_BPF_LSM) {
+		fprintf(stderr, "bee-load: gate: the bpf-lsm backend needs root (unprivileged here: %s)\n",
+			geteuid() ? "not uid 0" : "uid 0 of a user namespace");
+		return bee_stage__exit_status(BEE_STAGE_GATE, -EPERM);
+	}
+	if (a->user)
+		return usage_error("'--user': without root the tool runs as this user");
+	fprintf(stderr, "bee-load: unprivileged mode (%s): Landlock and seccomp, files, exec and TCP ports "
+		"(docs/unprivileged.md)\n", geteuid() ? "not root" : "root of a user namespace");
+	struct bee_unpriv_opts o = {
+		.audit_log = config_str(c, CONFIG_AUDIT_LOG), .context = a->env, .ncontext = a->nenv,
+		.weaker = a->weaker, .nweaker = a->nweaker, .warn = warn_stderr,
+	};
+	struct bee_error e;
+	int status;
+	struct bee_pty pty;
+	int use[3];
+	if (bee_pty_open(&pty, a->tty, use, &e) < 0) {
+		bee_pty_close(&pty);
+		return fail(&e);
+	}
+	if (pty.master >= 0) {
+		o.stdio = use;
+		if (bee_pty_relay_start(&pty, &e) < 0) {
+			bee_pty_close(&pty);
+			return fail(&e);
+		}
+	}
+	int st = bee_unpriv_run(pack, cmd, &o, &status, &e);
+	bee_pty_close(&pty);
+	return st < 0 ? fail(&e) : status;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct args a = { 0 };
 	struct config c;
 	bool have_config = false;
 	a.env = calloc((size_t)argc, sizeof(char *));
-	if (!a.env)
+	a.weaker = calloc((size_t)argc, sizeof(char *));
+	if (!a.env || !a.weaker) {
+		free(a.env);
+		free(a.weaker);
 		return 1;
-	int status = parse_args(argc, argv, &a, SESSION_OPTIONS);
+	}
+	int status = parse_args(argc, argv, &a, SESSION_OPTIONS " allow-weaker");
 	if (status >= 0)
 		goto out;
 	if (optind >= argc) {
@@ -407,6 +499,14 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	have_config = true;
 	status = 0;
+	if (bee_unpriv_wanted()) {
+		status = run_unprivileged(&a, &c, pack, cmd);
+		goto out;
+	}
+	if (a.nweaker) {
+		status = usage_error("'--allow-weaker' is for the unprivileged mode only (docs/unprivileged.md)");
+		goto out;
+	}
 	/* signals are read from a signalfd, between audit events */
 	sigset_t sigs;
 	sigemptyset(&sigs);
@@ -490,6 +590,7 @@ out:
 	if (have_config)
 		config_fini(&c);
 	free(a.env);
+	free(a.weaker);
 	return status;
 }
 

@@ -30,6 +30,7 @@
  *                                         "@long": 70000 bytes of 'x'; FDS
  *                                         descriptors 0.. attached) and print
  *                                         the first reply line
+ *   bee-probe udp ADDR PORT               one UDP datagram sent to ADDR:PORT
  *   bee-probe tiocsti                     push a byte into stdin's terminal
  *                                         input (TIOCSTI)
  *   bee-probe serve ADDR PORT             accept and close connections
@@ -387,6 +388,16 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(c, "usock") && argc >= 3 && argc <= 5)
 		return usock(argv[2], argc >= 4 ? argv[3] : NULL, argc == 5 ? atoi(argv[4]) : 0);
+	if (!strcmp(c, "udp") && argc == 4) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3])) };
+		inet_pton(AF_INET, argv[2], &sa.sin_addr);
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return say(errno);
+		int e = sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0;
+		close(fd);
+		return say(e);
+	}
 	if (!strcmp(c, "tiocsti") && argc == 2) {
 		char ch = '#';
 		return say(ioctl(0, TIOCSTI, &ch) < 0 ? errno : 0);
