@@ -49,6 +49,12 @@
 
 #define WORKERS_MAX 64
 #define CLIENTS_MAX 1024
+#define IDLE_MS 10000              /* a client that sends no request in this long is dropped */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD_ 77
+#else
+#define SO_PEERPIDFD_ SO_PEERPIDFD
+#endif
 
 /* ---- lines with descriptors -------------------------------------------------------- */
 
@@ -181,6 +187,7 @@ struct client {
 	int fd;
 	struct peer p;
 	struct inbuf *in;
+	int64_t since;              /* accepted, CLOCK_MONOTONIC ns */
 };
 
 struct serve {
@@ -434,8 +441,13 @@ static int peer_identify(struct serve *s, int fd, struct peer *p, char *msg, siz
 			 (unsigned)s->gid);
 		return -1;
 	}
-	/* the pid names the same process from here to the check below */
-	int pidfd = (int)syscall(SYS_pidfd_open, cr.pid, 0);
+	/* the pid names the same process from here to the check below: the
+	 * kernel's pidfd of the connecting process where it has one (6.5),
+	 * which a pid reused after the client died cannot stand for */
+	int pidfd = -1;
+	socklen_t plen = sizeof(pidfd);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD_, &pidfd, &plen) < 0)
+		pidfd = (int)syscall(SYS_pidfd_open, cr.pid, 0);
 	if (pidfd < 0) {
 		snprintf(msg, size, "the client (pid %d) is gone", (int)cr.pid);
 		return -1;
@@ -808,7 +820,7 @@ static void client_accept(struct serve *s)
 	int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
-	struct client c = { .fd = fd, .p.t0 = bee_clock_ns(CLOCK_MONOTONIC) };
+	struct client c = { .fd = fd, .p.t0 = bee_clock_ns(CLOCK_MONOTONIC), .since = bee_clock_ns(CLOCK_MONOTONIC) };
 	char msg[512];
 	if (peer_identify(s, fd, &c.p, msg, sizeof(msg)) < 0) {
 		line_send(fd, error_reply(BEE_SERVE_E_DENIED, msg, NULL), -1);
@@ -979,7 +991,7 @@ int bee_serve_run(const struct bee_serve_opts *opts, struct bee_error *e)
 		p[1] = (struct pollfd){ .fd = s->sfd, .events = POLLIN };
 		for (size_t i = 0; i < s->n; i++)
 			p[i + 2] = (struct pollfd){ .fd = s->c[i].fd, .events = POLLIN };
-		if (poll(p, s->n + 2, -1) < 0 && errno != EINTR) {
+		if (poll(p, s->n + 2, s->n ? 1000 : -1) < 0 && errno != EINTR) {
 			err = bee_fail(e, BEE_STAGE_SUPERVISOR, -errno, "serve: poll: %s", strerror(errno));
 			break;
 		}
@@ -992,10 +1004,18 @@ int bee_serve_run(const struct bee_serve_opts *opts, struct bee_error *e)
 				quit = true;
 			}
 		}
-		/* from the end: client_drop moves the last one into i */
-		for (size_t i = s->n; i-- > 0;)
-			if (p[i + 2].revents && client_input(s, &s->c[i]))
+		/* from the end: client_drop moves the last one into i; a client
+		 * that holds a connection without a request is dropped */
+		int64_t now = bee_clock_ns(CLOCK_MONOTONIC);
+		for (size_t i = s->n; i-- > 0;) {
+			if (p[i + 2].revents && client_input(s, &s->c[i])) {
 				client_drop(s, i);
+			} else if (now - s->c[i].since > (int64_t)IDLE_MS * 1000000) {
+				line_send(s->c[i].fd, error_reply(BEE_SERVE_E_PROTOCOL, "no request in 10 s", NULL), -1);
+				log_request(s, &s->c[i].p, NULL, NULL, "refused", "idle");
+				client_drop(s, i);
+			}
+		}
 		if (p[0].revents & POLLIN)
 			for (int k = 0; k < 64 && s->n < CLIENTS_MAX; k++) {
 				size_t before = s->n;
