@@ -675,5 +675,8 @@ int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m,
  * as /proc/PID/cgroup gives it): the session service's client (serve.c). */
 int bee_nesting_check_at(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
 			 const char *self, bee_warn_fn warn, void *ctx, struct bee_error *e);
+/* The same for the pack at pack_path. */
+int bee_nesting_check_file_at(const char *pack_path, const char *state_dir, const char *self, bee_warn_fn warn,
+			      void *ctx, struct bee_error *e);
 
 #endif

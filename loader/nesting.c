@@ -328,3 +328,17 @@ out:
 	free(v);
 	return err;
 }
+
+int bee_nesting_check_file_at(const char *pack_path, const char *state_dir, const char *self, bee_warn_fn warn,
+			      void *ctx, struct bee_error *e)
+{
+	struct bee_pack *pack;
+	struct bee_manifest m;
+	int err = bee_pack_load(pack_path, &pack, &m, e);
+	if (err)
+		return err;
+	err = bee_nesting_check_at(pack, &m, state_dir, self, warn, ctx, e);
+	bee_manifest_fini(&m);
+	bee_pack__close(pack);
+	return err;
+}

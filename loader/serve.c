@@ -634,19 +634,12 @@ static void do_start(struct serve *s, struct client *c, const struct bee_serve_r
 	/* a client inside a session starts only a subset of it */
 	if (c->p.parent[0]) {
 		char cg[PATH_MAX];
-		struct bee_pack *pk;
-		struct bee_manifest mf;
 		int err = bee_cgroup_of(c->p.pid, cg, sizeof(cg));
 		if (err) {
 			bee_fail(&e, BEE_STAGE_NESTING, err, "start: the client's cgroup: %s", strerror(-err));
 			goto fail;
 		}
-		if (bee_pack_load(path, &pk, &mf, &e) < 0)
-			goto fail;
-		err = bee_nesting_check_at(pk, &mf, s->state_dir, cg, worker_warn, warnings, &e);
-		bee_manifest_fini(&mf);
-		bee_pack__close(pk);
-		if (err < 0)
+		if (bee_nesting_check_file_at(path, s->state_dir, cg, worker_warn, warnings, &e) < 0)
 			goto fail;
 	}
 	struct bee_session_opts o = {
