@@ -758,6 +758,24 @@ static int cmd_exec(int argc, char **argv)
 	struct bee_pty pty;
 	const char *const *cmd = (const char *const *)&argv[optind];
 	signal(SIGPIPE, SIG_IGN);
+	/* a descriptor the caller closed is /dev/null for the tool, taken
+	 * before the pty and the supervisor's connection are made: neither
+	 * lands on 0, 1 or 2 and goes to the tool as its stdio (a connection
+	 * there would speak for the client) */
+	for (int i = 0; i < 3; i++) {
+		if (fcntl(i, F_GETFD) >= 0)
+			continue;
+		int n = open("/dev/null", i ? O_WRONLY : O_RDONLY);
+		if (n >= 0 && n != i) {
+			close(n);
+			n = -1;
+		}
+		if (n < 0) {
+			config_fini(&c);
+			fprintf(stderr, "bee-load: exec: /dev/null for a closed descriptor %d: %s\n", i, strerror(errno));
+			return bee_stage__exit_status(BEE_STAGE_LAUNCH, -EBADF);
+		}
+	}
 	if (bee_pty_open(&pty, a.tty, use, &e) < 0) {
 		bee_pty_close(&pty);
 		config_fini(&c);
