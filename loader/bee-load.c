@@ -4,8 +4,15 @@
  * README's "bee-load exit status" table. */
 #include "libbee.h"
 #include "libbeec.h"
+/* the session service's client and the terminal relay, which the library
+ * does not export (yet): bee-load links libbee.a */
+#include "internal.h"
+#include "pty.h"
+#include "serve.h"
+#include "unpriv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <jansson.h>
@@ -29,12 +36,13 @@ static const char usage_text[] =
 	"                    [--dns-upstream ADDR[:PORT]] [--dns-ttl-floor SECONDS]\n"
 	"                    [--learn LOG] PACK -- CMD [ARGS]...\n"
 	"       bee-load start [options of run] PACK\n"
-	"       bee-load exec [--state-dir DIR] SESSION -- CMD [ARGS]...\n"
-	"       bee-load stop [--state-dir DIR] SESSION\n"
+	"       bee-load exec [-t] [--state-dir DIR] [--socket PATH] SESSION -- CMD [ARGS]...\n"
+	"       bee-load stop [--state-dir DIR] [--socket PATH] SESSION\n"
 	"       bee-load query PACK KIND ACTION RESOURCE\n"
 	"       bee-load plan [--json] [--walk-entries N] [--walk-ms MS] PACK\n"
-	"       bee-load revoke SESSION RULE\n"
-	"       bee-load ls [--json]\n"
+	"       bee-load revoke [--socket PATH] SESSION RULE\n"
+	"       bee-load ls [--json] [--socket PATH]\n"
+	"       bee-load serve [--socket PATH] [--group NAME] [--log FILE] [--state-dir DIR]\n"
 	"       bee-load gc [--packs] [--vfs-age SECONDS]\n"
 	"       bee-load vfs ls [--json] SESSION\n"
 	"       bee-load vfs diff SESSION [PATH]...\n"
@@ -77,6 +85,12 @@ static const char help_text[] =
 	"            file, apply them to the real directories (refused, nothing\n"
 	"            changed, when a directory changed underneath), reset (drop\n"
 	"            them), disable (later writes go to the real directories)\n"
+	"  serve     the session service (root): start, exec, stop, ls and revoke for\n"
+	"            the members of group bee on a unix socket (docs/serve.md)\n"
+	"\n"
+	"Without root, start, exec, stop, ls and revoke go through the session service\n"
+	"(--socket PATH, else $BEE_SOCKET, else " BEE_SERVE_SOCKET "); as root they work\n"
+	"directly unless a socket is named.\n"
 	"\n"
 	"Options of run (and start):\n"
 	"  --audit-log FILE      append one JSON line per decision to FILE\n"
@@ -105,6 +119,10 @@ static const char help_text[] =
 	"                        bpf-lsm: run without the Landlock ruleset that confines\n"
 	"                        link, rename, unlink, mkdir and truncate to the trees the\n"
 	"                        write rules name (else refused, 74, without Landlock)\n"
+	"  -t, --tty             a fresh pseudo-terminal for the tool (the default when\n"
+	"                        stdin is a terminal; run and exec)\n"
+	"  --allow-weaker RULE   unprivileged run: enforce rule RULE (index or text) as far\n"
+	"                        as Landlock can (docs/unprivileged.md) instead of refusing\n"
 	"  --user USER|UID[:GID] the tool's user (default: SUDO_UID/SUDO_GID when set, else\n"
 	"                        65534:65534, nobody; 'root' keeps uid 0 and says what it\n"
 	"                        costs); without root the tool keeps bee-load's user\n"
@@ -160,19 +178,32 @@ static int finish_output(int status)
 enum { OPT_JSON = 256, OPT_AUDIT_LOG, OPT_AUDIT_DETAIL, OPT_ENV, OPT_BACKEND, OPT_BPFFS, OPT_STATE_DIR,
        OPT_NO_LL_HARDENING, OPT_CONFIG, OPT_USER, OPT_PACKS, OPT_QUIET, OPT_WALK_ENTRIES, OPT_WALK_MS,
        OPT_OVERLAY, OPT_VFS_AGE, OPT_OUTPUT, OPT_DNS_UPSTREAM, OPT_DNS_TTL_FLOOR,
-       OPT_LEARN };
+       OPT_LEARN, OPT_SOCKET, OPT_GROUP, OPT_LOG, OPT_TTY, OPT_ALLOW_WEAKER };
 
 struct args {
-	bool json, audit_detail, no_ll_hardening, packs, quiet;
+	bool json, audit_detail, no_ll_hardening, packs, quiet, tty;
 	uint64_t walk_entries, walk_ms;
 	const char *audit_log, *bpffs, *state_dir, *backend, *config, *user, *vfs_age, *output,
-		   *dns_upstream, *learn;
+		   *dns_upstream, *learn, *socket, *group, *log;
 	unsigned dns_ttl_floor;
 	const char **env;
 	size_t nenv;
 	const char **overlays;      /* as many slots as env */
 	size_t noverlays;
+	const char **weaker;        /* --allow-weaker RULE, run's (as many as argc) */
+	size_t nweaker;
 };
+
+/* 1 when word is one of the space-separated words of list ("log" is not
+ * "audit-log"). */
+static bool word_of(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = strstr(list, word); p; p = strstr(p + 1, word))
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
 
 static int parse_args(int argc, char **argv, struct args *a, const char *allowed)
 {
@@ -197,23 +228,31 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 		{ "dns-upstream", required_argument, NULL, OPT_DNS_UPSTREAM },
 		{ "dns-ttl-floor", required_argument, NULL, OPT_DNS_TTL_FLOOR },
 		{ "learn", required_argument, NULL, OPT_LEARN },
+		{ "socket", required_argument, NULL, OPT_SOCKET },
+		{ "group", required_argument, NULL, OPT_GROUP },
+		{ "log", required_argument, NULL, OPT_LOG },
+		{ "tty", no_argument, NULL, OPT_TTY },
+		{ "allow-weaker", required_argument, NULL, OPT_ALLOW_WEAKER },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const names[] = { "json", "audit-log", "audit-detail", "env", "backend", "bpffs",
 					     "state-dir", "no-landlock-hardening", "config", "user", "packs",
 					     "quiet", "walk-entries", "walk-ms", "overlay", "vfs-age", "output",
-					     "dns-upstream", "dns-ttl-floor", "learn" };
+					     "dns-upstream", "dns-ttl-floor", "learn",
+					     "socket", "group", "log", "tty", "allow-weaker" };
 	int c;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:t", longopts, NULL)) != -1) {
 		if (c == ':')
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		if (c == 'o')
 			c = OPT_OUTPUT;
+		if (c == 't')
+			c = OPT_TTY;
 		if (c < OPT_JSON)
 			return usage_error("unknown option '%s' for '%s'", argv[optind - 1], argv[0]);
-		if (!strstr(allowed, names[c - OPT_JSON]))
+		if (!word_of(allowed, names[c - OPT_JSON]))
 			return usage_error("'--%s' is not an option of '%s'", names[c - OPT_JSON], argv[0]);
 		switch (c) {
 		case OPT_JSON:
@@ -260,6 +299,23 @@ static int parse_args(int argc, char **argv, struct args *a, const char *allowed
 			break;
 		case OPT_LEARN:
 			a->learn = optarg;
+			break;
+		case OPT_SOCKET:
+			a->socket = optarg;
+			break;
+		case OPT_GROUP:
+			a->group = optarg;
+			break;
+		case OPT_LOG:
+			a->log = optarg;
+			break;
+		case OPT_TTY:
+			a->tty = true;
+			break;
+		case OPT_ALLOW_WEAKER:
+			if (!a->weaker)
+				return usage_error("'--allow-weaker' is an option of 'run'");
+			a->weaker[a->nweaker++] = optarg;
 			break;
 		case OPT_NO_LL_HARDENING:
 			a->no_ll_hardening = true;
@@ -354,6 +410,36 @@ static int cmd_config(int argc, char **argv)
 
 /* ---- check --------------------------------------------------------------------------- */
 
+/* Which way bee runs here, and why: root (the backends above), the
+ * session service (a socket that answers), or unprivileged (unpriv.c). */
+static void check_mode(const struct bee_check_report *r, char *mode, size_t msize, char *why, size_t wsize)
+{
+	const char *sock = bee_serve_socket_path(NULL);
+	int fd = -1;
+	bool unpriv = bee_unpriv_wanted();
+	bool service = unpriv && bee_serve_connect(sock, &fd, NULL) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!unpriv) {
+		snprintf(mode, msize, "root");
+		snprintf(why, wsize, "the host's root: run, start and exec directly, with the backends above");
+	} else if (service) {
+		snprintf(mode, msize, "service");
+		snprintf(why, wsize, "not the host's root, and the session service answers on '%s': start, exec, "
+			 "stop, ls and revoke go through it; run is unprivileged", sock);
+	} else if (r->landlock_abi >= 4) {
+		snprintf(mode, msize, "unprivileged");
+		snprintf(why, wsize, "%s, no session service at '%s': run works with Landlock ABI %d and seccomp "
+			 "(files, exec, TCP ports); a policy with addresses, UDP or a network deny is refused",
+			 geteuid() ? "not root" : "root of a user namespace", sock, r->landlock_abi);
+	} else {
+		snprintf(mode, msize, "none");
+		snprintf(why, wsize, "%s, no session service at '%s', and Landlock %s: nothing can confine a tool here",
+			 geteuid() ? "not root" : "root of a user namespace", sock,
+			 r->landlock_abi ? "has no network rules (ABI < 4)" : "is not enabled");
+	}
+}
+
 static int cmd_check(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -365,6 +451,8 @@ static int cmd_check(int argc, char **argv)
 	struct bee_check_report r;
 	bee_check__run(&r);
 	int status = r.bpf_lsm ? 0 : bee_stage__exit_status(BEE_STAGE_GATE, 0);
+	char mode[64], why[512];
+	check_mode(&r, mode, sizeof(mode), why, sizeof(why));
 	if (a.json) {
 		json_t *o = json_object(), *gates = json_array(), *be = json_object();
 		for (int i = 0; i < BEE_GATE_COUNT; i++) {
@@ -384,6 +472,10 @@ static int cmd_check(int argc, char **argv)
 		json_object_set_new(be, "landlock", ll);
 		json_object_set_new(o, "gates", gates);
 		json_object_set_new(o, "backends", be);
+		json_t *md = json_object();
+		json_object_set_new(md, "name", json_string(mode));
+		json_object_set_new(md, "reason", json_string(why));
+		json_object_set_new(o, "mode", md);
 		json_object_set_new(o, "exit", json_integer(status));
 		json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
@@ -397,6 +489,7 @@ static int cmd_check(int argc, char **argv)
 	printf("backend landlock: %s%s%s\n", r.landlock ? "usable (--backend landlock; [net] by cgroup programs)"
 						       : "unavailable",
 	       r.landlock ? "" : ": ", r.landlock ? "" : r.landlock_reason);
+	printf("mode:             %s: %s\n", mode, why);
 	return finish_output(status);
 }
 
@@ -412,7 +505,7 @@ static int64_t now_ms(void)
 /* The options run and start take. */
 #define SESSION_OPTIONS \
 	"audit-log audit-detail env backend bpffs state-dir no-landlock-hardening config user quiet walk-entries " \
-	"walk-ms overlay dns-upstream dns-ttl-floor"
+	"walk-ms overlay dns-upstream dns-ttl-floor tty socket"
 
 /* The options of a session that run and start open, from the command
  * line and the configuration. */
@@ -444,6 +537,45 @@ static void learn_banner(const char *pack, const char *log)
 		"bee-load: Run only tools you trust this far; then: beec learn %s -o NEW.toml\n"
 		"bee-load: ************************************************************\n",
 		pack, log, log);
+}
+
+/* run without the host's root (unpriv.c): Landlock and seccomp only, a
+ * policy that needs more refused naming the rule. */
+static int run_unprivileged(const struct args *a, const struct config *c, const char *pack, const char *const *cmd)
+{
+	enum bee_backend b;
+	bee_backend__parse(config_str(c, CONFIG_BACKEND), &b);
+	if (b == BEE_BACKEND_BPF_LSM) {
+		fprintf(stderr, "bee-load: gate: the bpf-lsm backend needs root (unprivileged here: %s)\n",
+			geteuid() ? "not uid 0" : "uid 0 of a user namespace");
+		return bee_stage__exit_status(BEE_STAGE_GATE, -EPERM);
+	}
+	if (a->user)
+		return usage_error("'--user': without root the tool runs as this user");
+	fprintf(stderr, "bee-load: unprivileged mode (%s): Landlock and seccomp, files, exec and TCP ports "
+		"(docs/unprivileged.md)\n", geteuid() ? "not root" : "root of a user namespace");
+	struct bee_unpriv_opts o = {
+		.audit_log = config_str(c, CONFIG_AUDIT_LOG), .context = a->env, .ncontext = a->nenv,
+		.weaker = a->weaker, .nweaker = a->nweaker, .warn = warn_stderr,
+	};
+	struct bee_error e;
+	int status;
+	struct bee_pty pty;
+	int use[3];
+	if (bee_pty_open(&pty, a->tty, use, &e) < 0) {
+		bee_pty_close(&pty);
+		return fail(&e);
+	}
+	if (pty.master >= 0) {
+		o.stdio = use;
+		if (bee_pty_relay_start(&pty, &e) < 0) {
+			bee_pty_close(&pty);
+			return fail(&e);
+		}
+	}
+	int st = bee_unpriv_run(pack, cmd, &o, &status, &e);
+	bee_pty_close(&pty);
+	return st < 0 ? fail(&e) : status;
 }
 
 static int cmd_run(int argc, char **argv)
@@ -481,6 +613,14 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	have_config = true;
 	status = 0;
+	if (bee_unpriv_wanted()) {
+		status = run_unprivileged(&a, &c, pack, cmd);
+		goto out;
+	}
+	if (a.nweaker) {
+		status = usage_error("'--allow-weaker' is for the unprivileged mode only (docs/unprivileged.md)");
+		goto out;
+	}
 	/* signals are read from a signalfd, between audit events */
 	sigset_t sigs;
 	sigemptyset(&sigs);
@@ -511,7 +651,12 @@ static int cmd_run(int argc, char **argv)
 		status = 128 + (int)si.ssi_signo;
 		goto out;
 	}
-	if (bee_session__spawn(s, cmd, NULL, &e) < 0) {
+	/* a terminal of its own for an interactive tool (pty.c) */
+	struct bee_pty pty;
+	int use[3];
+	if (bee_pty_open(&pty, a.tty, use, &e) < 0 || bee_pty_relay_start(&pty, &e) < 0 ||
+	    bee_session_spawn_stdio(s, cmd, NULL, pty.master >= 0 ? use : NULL, &e) < 0) {
+		bee_pty_close(&pty);
 		status = fail(&e);
 		bee_session__close(s);
 		goto out;
@@ -539,6 +684,7 @@ static int cmd_run(int argc, char **argv)
 		int r = bee_session__poll(s, 0);
 		if (r < 0) {
 			/* the session can no longer be watched: end it */
+			bee_pty_close(&pty);
 			fprintf(stderr, "bee-load: audit relay: %s: killing the tool\n", strerror(-r));
 			bee_session__kill(s, SIGKILL);
 			bee_session__close(s);
@@ -548,6 +694,7 @@ static int cmd_run(int argc, char **argv)
 		if (r == 1)
 			break;
 	}
+	bee_pty_close(&pty);
 	status = got ? 128 + got : bee_session__exit_status(s);
 	/* a run whose audit log lost records never reads as a success: a tool
 	 * that succeeded gives way to the audit stage's status (the count and
@@ -562,7 +709,106 @@ out:
 		config_fini(&c);
 	free(a.env);
 	free(a.overlays);
+	free(a.weaker);
 	return status;
+}
+
+/* ---- through the session service ---------------------------------------------------------- */
+
+/* One request to the service; 0 with its reply (and handed descriptor),
+ * else the exit status. */
+static int serve_ask(const struct args *a, json_t *req, int pass, json_t **reply, int *rfd)
+{
+	struct bee_error e;
+	int fd;
+	*reply = NULL;
+	if (bee_serve_connect(bee_serve_socket_path(a->socket), &fd, &e) < 0) {
+		json_decref(req);
+		return fail(&e);
+	}
+	int err = bee_serve_call(fd, req, &pass, pass >= 0 ? 1 : 0, reply, rfd, &e);
+	close(fd);
+	/* the warnings of a start, whether it worked or not */
+	json_t *w = *reply ? json_object_get(*reply, "warnings") : NULL;
+	for (size_t i = 0; i < json_array_size(w); i++)
+		fprintf(stderr, "bee-load: %s\n", json_string_value(json_array_get(w, i)));
+	if (err < 0) {
+		json_decref(*reply);
+		*reply = NULL;
+		return fail(&e);
+	}
+	return 0;
+}
+
+static int serve_start(const struct args *a, const struct bee_session_opts *o, const char *pack)
+{
+	if (o->audit_log)
+		return usage_error("start through the session service: --audit-log is not supported yet (the service "
+				   "opens no path for a client; docs/serve.md)");
+	/* the client opens the pack: the service reads what this user may read */
+	int pfd = open(pack, O_RDONLY | O_CLOEXEC);
+	if (pfd < 0) {
+		fprintf(stderr, "bee-load: pack '%s': %s\n", pack, strerror(errno));
+		return bee_stage__exit_status(BEE_STAGE_PACK, -errno);
+	}
+	json_t *req = bee_serve_request("start"), *env = json_array(), *reply;
+	for (size_t i = 0; i < a->nenv; i++)
+		json_array_append_new(env, json_string(a->env[i]));
+	if (a->nenv)
+		json_object_set_new(req, "env", env);
+	else
+		json_decref(env);
+	if (a->backend)
+		json_object_set_new(req, "backend", json_string(a->backend));
+	if (o->audit_detail)
+		json_object_set_new(req, "audit_detail", json_true());
+	if (a->no_ll_hardening)
+		json_object_set_new(req, "no_landlock_hardening", json_true());
+	if (a->user)
+		json_object_set_new(req, "user", json_string(a->user));
+	int st = serve_ask(a, req, pfd, &reply, NULL);
+	close(pfd);
+	if (st)
+		return st;
+	printf("%s\n", json_string_value(json_object_get(reply, "session")));
+	json_decref(reply);
+	return finish_output(0);
+}
+
+/* A connection to session sid's supervisor: from the service, or made here. */
+static int session_fd(const struct args *a, const char *method, const char *sid, const char *state_dir, int *fd)
+{
+	struct bee_error e;
+	if (!bee_serve_wanted(a->socket))
+		return bee_session_connect(bee_state_dir(state_dir), sid, fd, &e) < 0 ? fail(&e) : 0;
+	json_t *req = bee_serve_request(method), *reply;
+	json_object_set_new(req, "session", json_string(sid));
+	int st = serve_ask(a, req, -1, &reply, fd);
+	json_decref(reply);
+	if (!st && *fd < 0) {
+		fprintf(stderr, "bee-load: session service: no connection came with the answer\n");
+		return bee_stage__exit_status(BEE_STAGE_SESSION, -EPROTO);
+	}
+	return st;
+}
+
+static int cmd_serve(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int st = parse_args(argc, argv, &a, "socket group log state-dir config");
+	if (st >= 0)
+		return st;
+	if (optind != argc)
+		return usage_error("serve takes no arguments");
+	struct config c;
+	if ((st = config_read(&c, &a)) >= 0)
+		return st;
+	struct bee_serve_opts o = { .sz = sizeof(o), .socket = a.socket, .group = a.group, .log = a.log,
+				    .state_dir = config_str(&c, CONFIG_STATE_DIR), .warn = warn_stderr };
+	struct bee_error e;
+	st = bee_serve_run(&o, &e);
+	config_fini(&c);
+	return st < 0 ? fail(&e) : 0;
 }
 
 /* ---- start, exec, stop ------------------------------------------------------------------ */
@@ -586,12 +832,20 @@ static int cmd_start(int argc, char **argv)
 		status = usage_error("start takes PACK, got %d arguments", argc - optind);
 		goto out;
 	}
+	if (a.tty) {
+		status = usage_error("'--tty' is an option of each exec, not of 'start'");
+		goto out;
+	}
 	if ((status = config_read(&c, &a)) >= 0)
 		goto out;
 	have_config = true;
 	struct bee_session_opts o = session_opts(&a, &c);
 	char sid[32];
 	struct bee_error e;
+	if (bee_serve_wanted(a.socket)) {
+		status = serve_start(&a, &o, argv[optind]);
+		goto out;
+	}
 	if (bee_session_start(argv[optind], &o, sid, &e) < 0) {
 		status = fail(&e);
 		goto out;
@@ -609,7 +863,7 @@ out:
 static int cmd_exec(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config");
+	int st = parse_args(argc, argv, &a, "state-dir config socket tty");
 	if (st >= 0)
 		return st;
 	if (optind >= argc)
@@ -624,17 +878,59 @@ static int cmd_exec(int argc, char **argv)
 		return st;
 	struct bee_session_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR) };
 	struct bee_error e;
-	int status;
+	int status, fd = -1, use[3];
+	struct bee_pty pty;
+	const char *const *cmd = (const char *const *)&argv[optind];
 	signal(SIGPIPE, SIG_IGN);
-	st = bee_session_exec(sid, (const char *const *)&argv[optind], NULL, NULL, &o, &status, &e);
+	/* a descriptor the caller closed is /dev/null for the tool, taken
+	 * before the pty and the supervisor's connection are made: neither
+	 * lands on 0, 1 or 2 and goes to the tool as its stdio (a connection
+	 * there would speak for the client) */
+	for (int i = 0; i < 3; i++) {
+		if (fcntl(i, F_GETFD) >= 0)
+			continue;
+		int n = open("/dev/null", i ? O_WRONLY : O_RDONLY);
+		if (n >= 0 && n != i) {
+			close(n);
+			n = -1;
+		}
+		if (n < 0) {
+			config_fini(&c);
+			fprintf(stderr, "bee-load: exec: /dev/null for a closed descriptor %d: %s\n", i, strerror(errno));
+			return bee_stage__exit_status(BEE_STAGE_LAUNCH, -EBADF);
+		}
+	}
+	if (bee_pty_open(&pty, a.tty, use, &e) < 0) {
+		bee_pty_close(&pty);
+		config_fini(&c);
+		return fail(&e);
+	}
+	if (pty.master < 0 && !bee_serve_wanted(a.socket)) {
+		/* as before: libbee's exec, which puts /dev/null where stdio is closed */
+		st = bee_session_exec(sid, cmd, NULL, NULL, &o, &status, &e);
+		config_fini(&c);
+		return st < 0 ? fail(&e) : status;
+	}
+	if ((st = session_fd(&a, "exec", sid, o.state_dir, &fd)) != 0) {
+		bee_pty_close(&pty);
+		config_fini(&c);
+		return st;
+	}
 	config_fini(&c);
+	if (bee_pty_relay_start(&pty, &e) < 0) {
+		close(fd);
+		bee_pty_close(&pty);
+		return fail(&e);
+	}
+	st = bee_session_exec_fd(fd, sid, cmd, NULL, use, &status, &e);
+	bee_pty_close(&pty);
 	return st < 0 ? fail(&e) : status;
 }
 
 static int cmd_stop(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config");
+	int st = parse_args(argc, argv, &a, "state-dir config socket");
 	if (st >= 0)
 		return st;
 	if (argc - optind != 1)
@@ -645,6 +941,14 @@ static int cmd_stop(int argc, char **argv)
 	struct bee_session_opts o = { .sz = sizeof(o), .state_dir = config_str(&c, CONFIG_STATE_DIR) };
 	struct bee_error e;
 	signal(SIGPIPE, SIG_IGN);
+	if (bee_serve_wanted(a.socket)) {
+		int fd = -1;
+		st = session_fd(&a, "stop", argv[optind], o.state_dir, &fd);
+		config_fini(&c);
+		if (st)
+			return st;
+		return bee_session_stop_fd(fd, argv[optind], &e) < 0 ? fail(&e) : 0;
+	}
 	st = bee_session_stop(argv[optind], &o, &e);
 	config_fini(&c);
 	return st < 0 ? fail(&e) : 0;
@@ -794,11 +1098,26 @@ static int cmd_query(int argc, char **argv)
 static int cmd_revoke(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "state-dir config");
+	int st = parse_args(argc, argv, &a, "state-dir config socket");
 	if (st >= 0)
 		return st;
 	if (argc - optind != 2)
 		return usage_error("revoke takes SESSION RULE, got %d arguments", argc - optind);
+	if (bee_serve_wanted(a.socket)) {
+		json_t *req = bee_serve_request("revoke"), *reply;
+		json_object_set_new(req, "session", json_string(argv[optind]));
+		json_object_set_new(req, "rule", json_string(argv[optind + 1]));
+		if ((st = serve_ask(&a, req, -1, &reply, NULL)) != 0)
+			return st;
+		json_t *rv = json_object_get(reply, "revoked");
+		const char *note = json_string_value(json_object_get(rv, "note"));
+		printf("revoked rule %lld '%s' in session %s\n", (long long)json_integer_value(json_object_get(rv, "rule")),
+		       json_string_value(json_object_get(rv, "text")), argv[optind]);
+		if (!json_is_true(json_object_get(rv, "exact")))
+			printf("note: %s\n", note && *note ? note : "some other grants narrowed too");
+		json_decref(reply);
+		return finish_output(0);
+	}
 	struct config c;
 	if ((st = config_read(&c, &a)) >= 0)
 		return st;
@@ -827,10 +1146,44 @@ static long long age_s(const char *started)
 	return now > t ? (long long)(now - t) : 0;
 }
 
+/* The sessions the service shows this user, as bee_sessions__list gives them. */
+static int serve_ls(const struct args *a, struct bee_session_info **out, size_t *n)
+{
+	json_t *reply;
+	int st = serve_ask(a, bee_serve_request("ls"), -1, &reply, NULL);
+	*out = NULL;
+	*n = 0;
+	if (st)
+		return st;
+	json_t *arr = json_object_get(reply, "sessions");
+	struct bee_session_info *v = calloc(json_array_size(arr) + 1, sizeof(*v));
+	if (!v) {
+		json_decref(reply);
+		return 1;
+	}
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		json_t *j = json_array_get(arr, i);
+		struct bee_session_info *x = &v[i];
+#define STR(f) snprintf(x->f, sizeof(x->f), "%s", json_string_value(json_object_get(j, #f)) ?: "")
+#define INT(f) x->f = json_integer_value(json_object_get(j, #f))
+		STR(id); STR(policy); STR(backend); STR(started); STR(cgroup); STR(bpffs); STR(audit_log); STR(digest);
+		INT(pid); INT(tool_pid); INT(commands); INT(audit_written); INT(audit_lost);
+		x->nrevoked = (unsigned)json_integer_value(json_object_get(j, "revoked"));
+		x->live = json_is_true(json_object_get(j, "live"));
+		x->supervised = json_is_true(json_object_get(j, "supervised"));
+#undef STR
+#undef INT
+	}
+	*n = json_array_size(arr);
+	*out = v;
+	json_decref(reply);
+	return 0;
+}
+
 static int cmd_ls(int argc, char **argv)
 {
 	struct args a = { 0 };
-	int st = parse_args(argc, argv, &a, "json state-dir config");
+	int st = parse_args(argc, argv, &a, "json state-dir config socket");
 	if (st >= 0)
 		return st;
 	if (optind != argc)
@@ -841,10 +1194,16 @@ static int cmd_ls(int argc, char **argv)
 	struct bee_session_info *v;
 	size_t n;
 	struct bee_error e;
-	st = bee_sessions__list(config_str(&c, CONFIG_STATE_DIR), &v, &n, &e);
-	config_fini(&c);
-	if (st < 0)
-		return fail(&e);
+	if (bee_serve_wanted(a.socket)) {
+		config_fini(&c);
+		if ((st = serve_ls(&a, &v, &n)) != 0)
+			return st;
+	} else {
+		st = bee_sessions__list(config_str(&c, CONFIG_STATE_DIR), &v, &n, &e);
+		config_fini(&c);
+		if (st < 0)
+			return fail(&e);
+	}
 	if (a.json) {
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++) {
@@ -1134,6 +1493,7 @@ int main(int argc, char **argv)
 		{ "stop", cmd_stop }, { "query", cmd_query }, { "plan", cmd_plan },
 		{ "revoke", cmd_revoke }, { "ls", cmd_ls }, { "gc", cmd_gc }, { "config", cmd_config },
 		{ "vfs", cmd_vfs },
+		{ "serve", cmd_serve },
 	};
 	/* the host's choice, never libbee's: jansson's allocations counted and failed as libbeec's */
 	beec_mem__route_json();

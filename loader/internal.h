@@ -130,6 +130,8 @@ int bee_bpffs_private(const char *state_dir, char *out, size_t size, bee_warn_fn
 /* The caller's cgroup v2 directory: the cgroup2 mount joined with the
  * "0::" line of /proc/self/cgroup. */
 int bee_cgroup_self(char *out, size_t size);
+/* The same for process pid (0: the caller). */
+int bee_cgroup_of(pid_t pid, char *out, size_t size);
 /* The start time of pid (field 22 of /proc/PID/stat), 0 when gone or a
  * zombie. */
 unsigned long long bee_pid_starttime(pid_t pid);
@@ -572,6 +574,10 @@ int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint
  * not reported ended with it. Ids of tools whose start failed come too. */
 typedef void (*bee_tool_end_fn)(void *ctx, uint32_t id, int status);
 void bee_session_tool_watch(struct bee_session *s, bee_tool_end_fn fn, void *ctx);
+/* bee_session__spawn with the tool's stdin, stdout and stderr (run's
+ * pty, pty.c); NULL: bee-load's. */
+int bee_session_spawn_stdio(struct bee_session *s, const char *const argv[], const char *const launcher_env[],
+			    const int stdio[3], struct bee_error *e);
 /* sig to a running tool's process group (the tool's own pid if it has
  * none yet), through init. */
 int bee_session_tool_signal(struct bee_session *s, uint32_t id, int sig);
@@ -587,6 +593,14 @@ int bee_session_registry_sync(struct bee_session *s, const char *socket_path, st
 
 /* The supervisor's socket of session id: STATE/sessions/ID.sock. */
 void bee_supervisor_socket_path(const char *state_dir, const char *id, char *buf, size_t size);
+/* A connection to the live supervisor of sid, checked both ways (the
+ * socket's peer is the pid its record names, root). */
+int bee_session_connect(const char *state_dir, const char *sid, int *out, struct bee_error *e);
+/* exec and stop over a connection of bee_session_connect's (or one the
+ * session service handed over, serve.c); they take fd. */
+int bee_session_exec_fd(int fd, const char *sid, const char *const argv[], const char *const env[],
+			const int use[3], int *status, struct bee_error *e);
+int bee_session_stop_fd(int fd, const char *sid, struct bee_error *e);
 
 /* ---- bpf_load.c --------------------------------------------------------------------- */
 
@@ -782,5 +796,12 @@ int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, s
  * counterexample. Creates nothing. */
 int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
 		      bee_warn_fn warn, void *ctx, struct bee_error *e);
+/* The same for a process in cgroup self (a path below the cgroup v2 root,
+ * as /proc/PID/cgroup gives it): the session service's client (serve.c). */
+int bee_nesting_check_at(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
+			 const char *self, bee_warn_fn warn, void *ctx, struct bee_error *e);
+/* The same for the pack at pack_path. */
+int bee_nesting_check_file_at(const char *pack_path, const char *state_dir, const char *self, bee_warn_fn warn,
+			      void *ctx, struct bee_error *e);
 
 #endif

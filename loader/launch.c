@@ -83,6 +83,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -421,6 +422,11 @@ static void tool_main(const struct tool_ctx *c)
 	}
 	if (setsid() < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "setsid");
+	/* a terminal on stdin that no session holds (the fresh pty of pty.c)
+	 * becomes the tool's controlling terminal, for job control; one
+	 * another session controls stays theirs (no force) */
+	if (isatty(0))
+		ioctl(0, TIOCSCTTY, 0);
 	umask(077);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "pdeathsig");

@@ -283,8 +283,6 @@ int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m,
 		      bee_warn_fn warn, void *ctx, struct bee_error *e)
 {
 	char self[PATH_MAX];
-	struct enclosing *v = NULL;
-	size_t n = 0;
 	int err = bee_fault(BEE_STAGE_NESTING);
 	if (err)
 		return bee_fail(e, BEE_STAGE_NESTING, err, "injected fault");
@@ -292,6 +290,15 @@ int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m,
 	 * cgroup stage refuses the launch) */
 	if (bee_cgroup_self(self, sizeof(self)) < 0)
 		return 0;
+	return bee_nesting_check_at(pack, m, state_dir, self, warn, ctx, e);
+}
+
+int bee_nesting_check_at(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
+			 const char *self, bee_warn_fn warn, void *ctx, struct bee_error *e)
+{
+	struct enclosing *v = NULL;
+	size_t n = 0;
+	int err = 0;
 	/* every session's cgroup is named bee-* (a pack's bee-pack-*, the
 	 * session's bee-POLICY-ID): a process with no such component in its
 	 * cgroup's path is in none, and no record needs reading */
@@ -319,5 +326,19 @@ out:
 	for (size_t i = 0; i < n; i++)
 		bee_registry_entry_fini(&v[i].r);
 	free(v);
+	return err;
+}
+
+int bee_nesting_check_file_at(const char *pack_path, const char *state_dir, const char *self, bee_warn_fn warn,
+			      void *ctx, struct bee_error *e)
+{
+	struct bee_pack *pack;
+	struct bee_manifest m;
+	int err = bee_pack_load(pack_path, &pack, &m, e);
+	if (err)
+		return err;
+	err = bee_nesting_check_at(pack, &m, state_dir, self, warn, ctx, e);
+	bee_manifest_fini(&m);
+	bee_pack__close(pack);
 	return err;
 }

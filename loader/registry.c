@@ -63,7 +63,9 @@ static int dir_secure(const char *dir, struct bee_error *e)
 		err = bee_fail(e, BEE_STAGE_REGISTRY, -EPERM,
 			       "state directory '%s' is writable by group or others (mode %04o): refusing it", dir,
 			       (unsigned)(st.st_mode & 07777));
-	else if ((st.st_mode & 07777) != 0700 && fchmod(fd, 0700) < 0)
+	/* 0710: the session service's group may pass through to its socket
+	 * (docs/serve.md); everything in here is root's 0600 or 0700 */
+	else if ((st.st_mode & 07777) != 0700 && (st.st_mode & 07777) != 0710 && fchmod(fd, 0700) < 0)
 		err = bee_fail(e, BEE_STAGE_REGISTRY, -errno, "state directory '%s': chmod 0700: %s", dir,
 			       strerror(errno));
 	close(fd);

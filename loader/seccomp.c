@@ -18,6 +18,10 @@
  *                              libc falls back to clone on ENOSYS)
  *   socket, socketpair         a family other than AF_UNIX, AF_INET and
  *                              AF_INET6 -> EPERM, whatever the policy says
+ *   ioctl TIOCSTI, TIOCLINUX   -> EPERM: no typing into a terminal's input
+ *                              (the tool's own pty is all it could reach,
+ *                              pty.c; this holds on hosts with
+ *                              dev.tty.legacy_tiocsti = 1 too)
  *   another architecture       (int 0x80, x32) the process is killed
  *
  * An argument test is one comparison per rule (libseccomp takes no two on
@@ -35,6 +39,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
@@ -55,6 +60,7 @@ static const uint64_t ns_flags[] = { CLONE_NEWNS, CLONE_NEWCGROUP, CLONE_NEWUTS,
 
 static const uint64_t families_allowed[] = BEE_SOCKET_FAMILIES_ALLOWED;
 static const uint64_t personas_allowed[] = { 0 /* PER_LINUX */, 0xffffffff /* the query */ };
+static const uint32_t ioctls_refused[] = { TIOCSTI, TIOCLINUX };
 
 static int rule_errno(scmp_filter_ctx ctx, int nr, int err, unsigned n, const struct scmp_arg_cmp *cmp)
 {
@@ -142,6 +148,13 @@ static int build_rules(scmp_filter_ctx ctx, uint32_t allowed)
 		for (char *save, *c = strtok_r(calls, " ", &save); c; c = strtok_r(NULL, " ", &save))
 			if ((err = refuse_call(ctx, c)) < 0)
 				return err;
+	}
+	int ioctl_nr = seccomp_syscall_resolve_name("ioctl");
+	for (size_t i = 0; ioctl_nr >= 0 && i < sizeof(ioctls_refused) / sizeof(ioctls_refused[0]); i++) {
+		/* the request is an unsigned int: its low 32 bits */
+		struct scmp_arg_cmp c = SCMP_A1_32(SCMP_CMP_EQ, ioctls_refused[i]);
+		if ((err = rule_errno(ctx, ioctl_nr, EPERM, 1, &c)) < 0)
+			return err;
 	}
 	static const char *const sockets[] = { "socket", "socketpair" };
 	for (size_t i = 0; i < 2; i++) {
@@ -233,6 +246,7 @@ static uint64_t filter_key(uint32_t allowed)
 	XXH3_64bits_update(st, ns_flags, sizeof(ns_flags));
 	XXH3_64bits_update(st, families_allowed, sizeof(families_allowed));
 	XXH3_64bits_update(st, personas_allowed, sizeof(personas_allowed));
+	XXH3_64bits_update(st, ioctls_refused, sizeof(ioctls_refused));
 	k = XXH3_64bits_digest(st);
 	XXH3_freeState(st);
 	return k;

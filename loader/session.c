@@ -722,12 +722,18 @@ int bee_session_registry_sync(struct bee_session *s, const char *socket_path, st
 int bee_session__spawn(struct bee_session *s, const char *const argv[], const char *const launcher_env[],
 		       struct bee_error *e)
 {
+	return bee_session_spawn_stdio(s, argv, launcher_env, NULL, e);
+}
+
+int bee_session_spawn_stdio(struct bee_session *s, const char *const argv[], const char *const launcher_env[],
+			    const int stdio[3], struct bee_error *e)
+{
 	if (s->spawned)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -EBUSY, "session %s has started its tool already", s->id);
 	if (!argv || !argv[0])
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "no command to run");
 	s->spawned = true;
-	struct bee_exec x = { .argv = argv, .env = launcher_env };
+	struct bee_exec x = { .argv = argv, .env = launcher_env, .stdio = stdio };
 	pid_t pid;
 	int err = bee_session_tool_start(s, &x, &s->tool_id, &pid, e);
 	if (err) {

@@ -728,7 +728,7 @@ int bee_session_start(const char *pack_path, const struct bee_session_opts *opts
 }
 
 /* A connection to the live supervisor of sid, checked both ways. */
-static int session_connect(const char *state_dir, const char *sid, int *out, struct bee_error *e)
+int bee_session_connect(const char *state_dir, const char *sid, int *out, struct bee_error *e)
 {
 	struct bee_registry_entry r;
 	char path[PATH_MAX];
@@ -824,7 +824,7 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 		     const struct bee_session_opts *opts, int *status, struct bee_error *e)
 {
 	struct bee_session_opts o;
-	int fd = -1, sfd = -1, err;
+	int fd = -1, err;
 	*status = -1;
 	if (bee_opts_copy(&o, sizeof(o), opts) < 0)
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "bee_session_opts: unknown fields set");
@@ -839,14 +839,28 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 		if (fcntl(use[i], F_GETFD) < 0 && (nulls[i] = open("/dev/null", i ? O_WRONLY | O_CLOEXEC : O_RDONLY | O_CLOEXEC)) >= 0)
 			use[i] = nulls[i];
 	}
-	if ((err = session_connect(opts_state_dir(opts), sid, &fd, e)) < 0)
+	if ((err = bee_session_connect(opts_state_dir(opts), sid, &fd, e)) < 0)
 		goto close_nulls;
+	err = bee_session_exec_fd(fd, sid, argv, env, use, status, e);
+close_nulls:
+	for (int i = 0; i < 3; i++)
+		if (nulls[i] >= 0)
+			close(nulls[i]);
+	return err;
+}
+
+/* An exec over fd, a connection to sid's supervisor (bee_session_connect's,
+ * or one the session service handed over: serve.c); takes fd. */
+int bee_session_exec_fd(int fd, const char *sid, const char *const argv[], const char *const env[],
+			const int use[3], int *status, struct bee_error *e)
+{
+	int sfd = -1, err;
+	*status = -1;
 	if (fd < 3) {
 		int hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		close(fd);
 		if ((fd = hi) < 0) {
-			err = bee_fail(e, BEE_STAGE_SESSION, -errno, "session %s: socket: %s", sid, strerror(errno));
-			goto close_nulls;
+			return bee_fail(e, BEE_STAGE_SESSION, -errno, "session %s: socket: %s", sid, strerror(errno));
 		}
 	}
 	json_t *req = json_object(), *a = json_array(), *v = json_array();
@@ -858,8 +872,7 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 			json_decref(a);
 			json_decref(v);
 			close(fd);
-			err = bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "argument %zu of the command is not UTF-8", i);
-			goto close_nulls;
+			return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "argument %zu of the command is not UTF-8", i);
 		}
 		json_array_append_new(a, s);
 	}
@@ -884,10 +897,6 @@ int bee_session_exec(const char *sid, const char *const argv[], const char *cons
 	sfd = signalfd(-1, &sigs, SFD_CLOEXEC | SFD_NONBLOCK);
 	struct line_in in = { 0 };
 	err = send_json_fds(fd, req, use);
-	for (int i = 0; i < 3; i++)
-		if (nulls[i] >= 0)
-			close(nulls[i]);
-	nulls[0] = nulls[1] = nulls[2] = -1;
 	if (err < 0) {
 		bee_fail(e, BEE_STAGE_SESSION, err, "session %s: cannot send the command: %s", sid, strerror(-err));
 		goto out;
@@ -916,10 +925,6 @@ out:
 	/* the signals that came are forwarded; the caller's mask as it was */
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(fd);
-close_nulls:
-	for (int i = 0; i < 3; i++)
-		if (nulls[i] >= 0)
-			close(nulls[i]);
 	return err;
 }
 
@@ -929,8 +934,15 @@ int bee_session_stop(const char *sid, const struct bee_session_opts *opts, struc
 	int fd, err;
 	if (bee_opts_copy(&o, sizeof(o), opts) < 0)
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "bee_session_opts: unknown fields set");
-	if ((err = session_connect(opts_state_dir(opts), sid, &fd, e)) < 0)
+	if ((err = bee_session_connect(opts_state_dir(opts), sid, &fd, e)) < 0)
 		return err;
+	return bee_session_stop_fd(fd, sid, e);
+}
+
+/* A stop over fd (as bee_session_exec_fd's); takes fd. */
+int bee_session_stop_fd(int fd, const char *sid, struct bee_error *e)
+{
+	int err;
 	json_t *req = json_object();
 	json_object_set_new(req, "bee", json_integer(PROTO_VERSION));
 	json_object_set_new(req, "method", json_string("stop"));

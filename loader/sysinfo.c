@@ -120,12 +120,21 @@ int bee_bpffs_find(char *out, size_t size)
 
 int bee_cgroup_self(char *out, size_t size)
 {
-	char mnt[4096], root[4096];
+	return bee_cgroup_of(0, out, size);
+}
+
+int bee_cgroup_of(pid_t pid, char *out, size_t size)
+{
+	char mnt[4096], root[4096], proc[64];
 	int r = bee_cgroup2_mount(mnt, sizeof(mnt), root, sizeof(root));
 	if (r)
 		return r;
 	char *text = NULL;
-	r = bee_read_file("/proc/self/cgroup", &text, NULL);
+	if (pid > 0)
+		snprintf(proc, sizeof(proc), "/proc/%d/cgroup", (int)pid);
+	else
+		snprintf(proc, sizeof(proc), "/proc/self/cgroup");
+	r = bee_read_file(proc, &text, NULL);
 	if (r)
 		return r;
 	r = -ENOENT;

@@ -34,6 +34,14 @@
  *                                         FLAGS (hex), setns, clone FLAGS
  *                                         (hex), clone3, io_uring_setup,
  *                                         keyctl, userfaultfd, mount
+ *   bee-probe usock PATH [TEXT [FDS]]     connect to unix socket PATH; with
+ *                                         TEXT send it as one line (TEXT
+ *                                         "@long": 70000 bytes of 'x'; FDS
+ *                                         descriptors 0.. attached) and print
+ *                                         the first reply line
+ *   bee-probe udp ADDR PORT               one UDP datagram sent to ADDR:PORT
+ *   bee-probe tiocsti                     push a byte into stdin's terminal
+ *                                         input (TIOCSTI)
  *   bee-probe serve ADDR PORT             accept and close connections
  *                                         until killed (for benchmarks)
  *   bee-probe connect-time ADDR PORT N    N connects; prints the mean ns
@@ -85,7 +93,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/un.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -449,6 +459,67 @@ static int handle_cmd(int argc, char **argv)
 	return 0;
 }
 
+/* A unix socket's client: connect, send text as one line with nfds of
+ * this process's descriptors 0.. attached, print the first reply line. */
+static int usock(const char *path, const char *text, int nfds)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return say(errno);
+	if (!text)
+		return say(0);
+	size_t len = strcmp(text, "@long") == 0 ? 70000 : strlen(text);
+	char *line = malloc(len + 1);
+	if (!line)
+		return say(ENOMEM);
+	if (strcmp(text, "@long") == 0)
+		memset(line, 'x', len);
+	else
+		memcpy(line, text, len);
+	line[len] = '\n';
+	union {
+		char buf[CMSG_SPACE(8 * sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	memset(&cm, 0, sizeof(cm));
+	struct iovec iov = { .iov_base = line, .iov_len = len + 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfds > 0 && nfds <= 8) {
+		int fds[8];
+		for (int i = 0; i < nfds; i++)
+			fds[i] = i;
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = CMSG_SPACE((size_t)nfds * sizeof(int));
+		struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
+		h->cmsg_level = SOL_SOCKET;
+		h->cmsg_type = SCM_RIGHTS;
+		h->cmsg_len = CMSG_LEN((size_t)nfds * sizeof(int));
+		memcpy(CMSG_DATA(h), fds, (size_t)nfds * sizeof(int));
+	}
+	/* a long line may be cut short by the peer's answer: what came back counts */
+	sendmsg(fd, &mh, MSG_NOSIGNAL);
+	free(line);
+	char buf[4096];
+	size_t got = 0;
+	while (got < sizeof(buf) - 1) {
+		ssize_t n = read(fd, buf + got, sizeof(buf) - 1 - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		if (memchr(buf, '\n', got))
+			break;
+	}
+	buf[got] = '\0';
+	char *nl = strchr(buf, '\n');
+	if (nl)
+		*nl = '\0';
+	printf("%s\n", got ? buf : "EOF");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && (!strcmp(argv[1], "landlock1") || !strcmp(argv[1], "landlock1-read"))) {
@@ -543,6 +614,22 @@ int main(int argc, char **argv)
 		printf("%lld\n", ((long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec)) /
 				       (n > 0 ? n : 1));
 		return 0;
+	}
+	if (!strcmp(c, "usock") && argc >= 3 && argc <= 5)
+		return usock(argv[2], argc >= 4 ? argv[3] : NULL, argc == 5 ? atoi(argv[4]) : 0);
+	if (!strcmp(c, "udp") && argc == 4) {
+		struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[3])) };
+		inet_pton(AF_INET, argv[2], &sa.sin_addr);
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return say(errno);
+		int e = sendto(fd, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0 ? errno : 0;
+		close(fd);
+		return say(e);
+	}
+	if (!strcmp(c, "tiocsti") && argc == 2) {
+		char ch = '#';
+		return say(ioctl(0, TIOCSTI, &ch) < 0 ? errno : 0);
 	}
 	if (!strcmp(c, "env") && argc == 3) {
 		const char *v = getenv(argv[2]);
