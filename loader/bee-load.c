@@ -585,12 +585,14 @@ static int cmd_run(int argc, char **argv)
 	bool have_config = false;
 	a.env = calloc((size_t)argc, sizeof(char *));
 	a.overlays = calloc((size_t)argc, sizeof(char *));
-	if (!a.env || !a.overlays) {
+	a.weaker = calloc((size_t)argc, sizeof(char *));
+	if (!a.env || !a.overlays || !a.weaker) {
 		free(a.env);
 		free(a.overlays);
+		free(a.weaker);
 		return 1;
 	}
-	int status = parse_args(argc, argv, &a, SESSION_OPTIONS " learn");
+	int status = parse_args(argc, argv, &a, SESSION_OPTIONS " learn allow-weaker");
 	if (status >= 0)
 		goto out;
 	if (a.learn && a.audit_log) {
