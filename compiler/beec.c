@@ -223,6 +223,10 @@ static const struct command commands[] = {
 
 static int help(void)
 {
+	/* one write at the end, so that its error (ENOSPC on /dev/full) is the
+	 * one finish_output reports: the help is longer than stdio's buffer */
+	static char buf[32768];
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	fputs(usage_text, stdout);
 	fputc('\n', stdout);
 	fputs(help_text, stdout);
