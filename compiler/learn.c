@@ -54,7 +54,6 @@ struct obs {
 	unsigned long long count;
 	char *first;                 /* the first example a grant stands for */
 	bool dir;                    /* the resource itself was opened as a directory */
-	bool lsm;                    /* seen by the BPF LSM hooks (source "bpf") */
 	bool secret;
 };
 
@@ -189,8 +188,7 @@ static void env_add(struct learn *L, const char *name, size_t len)
 	L->env[L->nenv++] = s;
 }
 
-static void take(struct learn *L, const char *kind, const char *action, const char *res, unsigned long long count,
-		 bool lsm)
+static void take(struct learn *L, const char *kind, const char *action, const char *res, unsigned long long count)
 {
 	int c = -1;
 	if (strcmp(kind, "Environment") == 0) {
@@ -219,11 +217,11 @@ static void take(struct learn *L, const char *kind, const char *action, const ch
 		return;
 	char dir[4096];
 	bool secret = c <= LC_EXEC && is_secret(res, dir, sizeof(dir));
-	obs_add(secret ? &L->secrets[c] : &L->cls[c], res, count, NULL)->lsm |= lsm;
+	obs_add(secret ? &L->secrets[c] : &L->cls[c], res, count, NULL);
 	/* the kernel opens what it executes for reading too (Landlock asks
 	 * for both rights: READ_FILE and EXECUTE) */
 	if (c == LC_EXEC && !secret)
-		obs_add(&L->cls[LC_READ], res, count, NULL)->lsm |= lsm;
+		obs_add(&L->cls[LC_READ], res, count, NULL);
 	L->records++;
 }
 
@@ -253,7 +251,6 @@ static int read_log(struct learn *L, const char *path, struct diag_ctx *dc)
 		const char *res = json_string_value(json_object_get(o, "resource"));
 		const char *decision = json_string_value(json_object_get(o, "decision"));
 		json_int_t count = json_integer_value(json_object_get(o, "count"));
-		const char *source = json_string_value(json_object_get(o, "source"));
 		if (!kind || !action || !res || !decision) {
 			json_decref(o);
 			err = diag_error(dc, LOC_NONE, "%s:%zu: an audit record lacks kind, action, resource or decision",
@@ -262,8 +259,7 @@ static int read_log(struct learn *L, const char *path, struct diag_ctx *dc)
 		}
 		/* a repeat record counts what was written once already */
 		if (strcmp(decision, "Deny") == 0)
-			take(L, kind, action, res, count > 0 ? (unsigned long long)count : 1,
-			     source && strcmp(source, "bpf") == 0);
+			take(L, kind, action, res, count > 0 ? (unsigned long long)count : 1);
 		json_decref(o);
 	}
 	free(line);
@@ -334,14 +330,13 @@ static void fold_into(struct obs_list *l, const char *dir)
 		struct obs *o = &l->v[i];
 		if (strcmp(o->res, dir) == 0 || under(o->res, dir)) {
 			count += o->count;
-			self |= (strcmp(o->res, dir) == 0 && o->lsm) || (o->dir && strcmp(o->res, glob) == 0);
+			self |= strcmp(o->res, dir) == 0 || (o->dir && strcmp(o->res, glob) == 0);
 			if (!first || strcmp(o->first, first) < 0)
 				first = o->first;
 			continue;
 		}
 		struct obs *n = obs_add(&out, o->res, o->count, o->first);
 		n->dir = o->dir;
-		n->lsm = o->lsm;
 	}
 	struct obs *g = obs_add(&out, glob, count, first);
 	g->dir = self;
@@ -422,19 +417,17 @@ static void shape_libs(struct obs_list *l, bool off)
 			lib_glob(r);
 		struct obs *n = obs_add(&out, r, l->v[i].count, l->v[i].first);
 		n->dir |= l->v[i].dir;
-		n->lsm |= l->v[i].lsm;
 		free(r);
 	}
 	obs_list_fini(l);
 	*l = out;
 }
 
-/* A directory opened (listed): Landlock's right to list it comes with its
- * whole tree, so it is granted as "D/ **", which under landlock lets D be
- * listed too; seen by the BPF LSM hooks (which judge D's own open by "D")
- * it is "D{,/ **}", which the landlock backend refuses. Except near
- * the root (/, /tmp, /etc: depth < 2) or where a secret is: those are
- * only listed as comments. */
+/* A directory opened (listed): listing D is a read of D itself, which
+ * "D/ **" does not match (both backends judge D's own open by "D", see
+ * docs/decisions.md), so it is granted as "D{,/ **}". Except near the root
+ * (/, /tmp, /etc: depth < 2) or where a secret is: those are only listed
+ * as comments. */
 static void shape_dirs(struct learn *L)
 {
 	struct obs_list *l = &L->cls[LC_READ];
@@ -453,7 +446,7 @@ static void shape_dirs(struct learn *L)
 		char *g = xasprintf("%s/**", o->res);
 		free(o->res);
 		o->res = g;
-		o->dir = o->lsm;
+		o->dir = true;
 	}
 }
 
@@ -502,7 +495,6 @@ static void shape_made(struct learn *L, struct obs_list *l)
 			n = obs_add(&out, o->res, o->count, o->first);
 			n->dir |= o->dir;
 		}
-		n->lsm |= o->lsm;
 		free(d);
 	}
 	obs_list_fini(l);
@@ -931,7 +923,6 @@ static struct obs_list obs_list_copy(const struct obs_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		struct obs *n = obs_add(&out, l->v[i].res, l->v[i].count, l->v[i].first);
 		n->dir = l->v[i].dir;
-		n->lsm = l->v[i].lsm;
 	}
 	return out;
 }

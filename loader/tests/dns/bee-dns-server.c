@@ -65,8 +65,10 @@ static bool answer_name(ldns_pkt *p, const char *name, const char *qtype, int de
 		}
 		char text[600];
 		ldns_rr *rr = NULL;
-		snprintf(text, sizeof(text), "%s. %u IN %s %s%s", r->name, r->ttl, r->type, r->data, cname ? "." : "");
-		if (ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL) != LDNS_STATUS_OK)
+		int n = snprintf(text, sizeof(text), "%s. %u IN %s %s%s", r->name, r->ttl, r->type, r->data,
+				 cname ? "." : "");
+		if (n < 0 || (size_t)n >= sizeof(text) ||
+		    ldns_rr_new_frm_str(&rr, text, 0, NULL, NULL) != LDNS_STATUS_OK)
 			continue;
 		ldns_pkt_push_rr(p, LDNS_SECTION_ANSWER, rr);
 		found = true;

@@ -51,7 +51,7 @@ for backend in bpf-lsm landlock; do
 	log=$T/$backend.jsonl
 	rm -f "$log"
 	R() {
-		env -i PATH=/bin RES_OPTIONS="${RES:-}" bee-load run --backend "$backend" --audit-log "$log" \
+		env -i PATH=/bin RES_OPTIONS="${RES:-}" bee-load run --quiet --backend "$backend" --audit-log "$log" \
 			--dns-upstream "127.0.0.1:$DP" --dns-ttl-floor 1 "$T/dns.bpfpack" -- "$T/dyn-resolve" "$@" 2>&1
 	}
 	check() {  # SUB WANT GOT
