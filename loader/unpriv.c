@@ -70,8 +70,12 @@ bool bee_unpriv_wanted(void)
 		return true;
 	/* root of a user namespace (unshare -Ur, a container): not the host's */
 	char *map = NULL;
+	/* unreadable: root confined by a session's file policy (a launcher
+	 * that joined a parent session's cgroup). Taken as the host's root:
+	 * if it is not, the privileged path's own bpf() and cgroup calls fail
+	 * with EPERM, closed, as they did before this mode existed */
 	if (bee_read_file("/proc/self/uid_map", &map, NULL) < 0)
-		return true;
+		return false;
 	unsigned a = 1, b = 1;
 	unsigned long n = 0;
 	bool init_ns = sscanf(map, "%u %u %lu", &a, &b, &n) == 3 && a == 0 && b == 0 && n == 4294967295UL;
