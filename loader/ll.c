@@ -96,7 +96,8 @@ static uint64_t ll_handled(int abi)
 }
 
 const struct bee_ll_weaker bee_ll_weaker[] = {
-	{ 3, "truncate", "truncate(2) of any file the tool's user may write, granted or not" },
+	{ 3, "truncate", "truncate(2) of a file the policy does not let it write, below a write rule's "
+			 "literal prefix (elsewhere the session's mounts are read-only)" },
 	{ 5, "ioctl-dev", "ioctl(2) on any device the tool opens (TIOCSTI on a terminal)" },
 	{ 6, "scope", "signals to processes outside the session and connects to abstract UNIX sockets "
 		      "bound outside it" },
