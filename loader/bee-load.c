@@ -121,8 +121,11 @@ static const char help_text[] =
 	"                        write rules name (else refused, 74, without Landlock)\n"
 	"  -t, --tty             a fresh pseudo-terminal for the tool (the default when\n"
 	"                        stdin is a terminal; run and exec)\n"
-	"  --allow-weaker RULE   unprivileged run: enforce rule RULE (index or text) as far\n"
-	"                        as Landlock can (docs/unprivileged.md) instead of refusing\n"
+	"  --allow-weaker NAME   (repeatable) landlock: run although this kernel's Landlock\n"
+	"                        ABI leaves the right NAME open (truncate, ioctl-dev, scope:\n"
+	"                        bee-load plan); unprivileged run: NAME may be a rule\n"
+	"                        (index or text) to enforce as far as Landlock can\n"
+	"                        (docs/unprivileged.md) instead of refusing\n"
 	"  --user USER|UID[:GID] the tool's user (default: SUDO_UID/SUDO_GID when set, else\n"
 	"                        65534:65534, nobody; 'root' keeps uid 0 and says what it\n"
 	"                        costs); without root the tool keeps bee-load's user\n"
@@ -523,7 +526,7 @@ static struct bee_session_opts session_opts(const struct args *a, const struct c
 		.walk_entries = a->walk_entries, .walk_ms = a->walk_ms, .quiet = a->quiet,
 		.overlays = a->overlays, .noverlays = a->noverlays,
 		.dns_upstream = a->dns_upstream, .dns_ttl_floor = a->dns_ttl_floor,
-		.learn = a->learn,
+		.learn = a->learn, .weaker = a->weaker, .nweaker = a->nweaker,
 	};
 }
 
@@ -619,10 +622,14 @@ static int cmd_run(int argc, char **argv)
 		status = run_unprivileged(&a, &c, pack, cmd);
 		goto out;
 	}
-	if (a.nweaker) {
-		status = usage_error("'--allow-weaker' is for the unprivileged mode only (docs/unprivileged.md)");
-		goto out;
-	}
+	for (size_t i = 0; i < a.nweaker; i++)
+		if (!bee_landlock_weaker_find(a.weaker[i])) {
+			status = usage_error("'--allow-weaker %s': with root it names a right the host's Landlock ABI "
+					     "may leave open (truncate, ioctl-dev, scope: bee-load plan); rules are "
+					     "named so in the unprivileged mode only (docs/unprivileged.md)",
+					     a.weaker[i]);
+			goto out;
+		}
 	/* signals are read from a signalfd, between audit events */
 	sigset_t sigs;
 	sigemptyset(&sigs);
@@ -968,10 +975,6 @@ static const char *ll_rights_text(uint32_t r, char *buf, size_t size)
 	return *buf ? buf + 1 : "none";
 }
 
-/* The rights the ruleset handles that this ABI lacks: they stay open. */
-static const struct { int abi; const char *name; } ll_abi_rights[] = {
-	{ 2, "refer" }, { 3, "truncate" }, { 5, "ioctl-dev" }, { 6, "scope" },
-};
 
 static void plan_text(const char *pack, int abi, const struct beec_ll_rules *rs, const struct beec_ll_plan *p)
 {
@@ -1000,12 +1003,19 @@ static void plan_text(const char *pack, int abi, const struct beec_ll_rules *rs,
 	printf("symlinks: never followed; a symlink gets no rule, and its target is granted exactly where "
 	       "the target's own path is\n");
 	int weaker = 0;
-	for (size_t i = 0; i < sizeof(ll_abi_rights) / sizeof(ll_abi_rights[0]); i++)
-		if (abi < ll_abi_rights[i].abi) {
-			printf("%s '%s' (ABI %d)", weaker++ ? "," : "outside this ABI, not restricted:",
-			       ll_abi_rights[i].name, ll_abi_rights[i].abi);
+	for (size_t i = 0; i < bee_ll_nweaker; i++)
+		if (abi < bee_ll_weaker[i].abi) {
+			const struct bee_ll_weaker *w = &bee_ll_weaker[i];
+			if (!weaker++)
+				printf("outside this ABI, not restricted (the launch is refused unless "
+				       "--allow-weaker names each):\n");
+			printf("  '%s' (ABI %d) stays open: %s\n", w->name, w->abi, w->open);
 		}
-	printf(weaker ? "\n" : "abi: every right bee uses is handled\n");
+	if (abi < 2)
+		printf("refer (ABI 2): not in this ABI; Landlock denies every move and link to another "
+		       "directory (narrower than the policy)\n");
+	if (!weaker)
+		printf("abi: every right bee uses is handled\n");
 }
 
 static int plan_json(const char *pack, int abi, const struct beec_ll_rules *rs, const struct beec_ll_plan *p)
@@ -1036,9 +1046,9 @@ static int plan_json(const char *pack, int abi, const struct beec_ll_rules *rs, 
 						n->path, "rights", ll_rights_text(n->rights, buf, sizeof(buf)), "what",
 						beec_ll__narrow_text(n->kind)));
 	}
-	for (size_t i = 0; i < sizeof(ll_abi_rights) / sizeof(ll_abi_rights[0]); i++)
-		if (abi < ll_abi_rights[i].abi)
-			json_array_append_new(weaker, json_string(ll_abi_rights[i].name));
+	for (size_t i = 0; i < bee_ll_nweaker; i++)
+		if (abi < bee_ll_weaker[i].abi)
+			json_array_append_new(weaker, json_string(bee_ll_weaker[i].name));
 	json_object_set_new(root, "rules", rules);
 	json_object_set_new(root, "narrowings", narrow);
 	json_object_set_new(root, "outside_abi", weaker);

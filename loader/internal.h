@@ -158,6 +158,21 @@ int bee_cgroup_level(int cgroup_fd, uint32_t *level);
 /* ---- ll.c (Landlock) ---------------------------------------------------------------- */
 
 int bee_landlock_abi(void);    /* 0 when Landlock is not available */
+/* The rights the landlock backend restricts from some ABI on, which an
+ * older ABI leaves open (refer is not one: below ABI 2 Landlock denies
+ * every move and link to another directory, narrower than any policy). */
+struct bee_ll_weaker {
+	int abi;                    /* the first ABI that restricts it */
+	const char *name;           /* --allow-weaker NAME */
+	const char *open;           /* what stays open below that ABI */
+};
+extern const struct bee_ll_weaker bee_ll_weaker[];
+extern const size_t bee_ll_nweaker;
+/* 0 when every right outside ABI abi is among the names (--allow-weaker),
+ * else stage LANDLOCK naming each one that is not and how to run anyway. */
+int bee_landlock_weaker_check(int abi, const char *const *names, size_t n, struct bee_error *e);
+/* The entry of bee_ll_weaker named name, or NULL. */
+const struct bee_ll_weaker *bee_landlock_weaker_find(const char *name);
 /* Builds the ruleset of the walk of the real tree with the pack's
  * automata (compiler/ll_walk.h) for the running kernel's ABI. Stage
  * LANDLOCK; a bound of the walk passed names the rule. */

@@ -240,6 +240,12 @@ struct bee_session_opts {
 	 * for the session's cgroup; on both the cgroup network programs in
 	 * complain mode. Refused (stage LEARN) inside a session. */
 	const char *learn;
+	/* landlock: the rights this kernel's Landlock ABI cannot restrict
+	 * that the launch may go without ("truncate", "ioctl-dev", "scope":
+	 * bee-load run --allow-weaker); any other is refused, stage LANDLOCK,
+	 * naming it (docs/bee-load.md, "Rights outside the host's ABI") */
+	const char *const *weaker;
+	size_t nweaker;
 };
 
 struct bee_session;

@@ -95,6 +95,56 @@ static uint64_t ll_handled(int abi)
 	return h;
 }
 
+const struct bee_ll_weaker bee_ll_weaker[] = {
+	{ 3, "truncate", "truncate(2) of a file the policy does not let it write, below a write rule's "
+			 "literal prefix (elsewhere the session's mounts are read-only)" },
+	{ 5, "ioctl-dev", "ioctl(2) on any device the tool opens (TIOCSTI on a terminal)" },
+	{ 6, "scope", "signals to processes outside the session and connects to abstract UNIX sockets "
+		      "bound outside it" },
+};
+const size_t bee_ll_nweaker = sizeof(bee_ll_weaker) / sizeof(bee_ll_weaker[0]);
+
+const struct bee_ll_weaker *bee_landlock_weaker_find(const char *name)
+{
+	for (size_t i = 0; i < bee_ll_nweaker; i++)
+		if (!strcmp(bee_ll_weaker[i].name, name))
+			return &bee_ll_weaker[i];
+	return NULL;
+}
+
+static bool weaker_named(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* A right the ABI cannot restrict stays open for the whole session: the
+ * launch is refused unless the user named each such right, so that
+ * running weaker than the policy is a decision, never a surprise. */
+int bee_landlock_weaker_check(int abi, const char *const *names, size_t n, struct bee_error *e)
+{
+	char what[512] = "", opts[128] = "";
+	size_t wl = 0, ol = 0, k = 0;
+	for (size_t i = 0; i < bee_ll_nweaker; i++) {
+		const struct bee_ll_weaker *w = &bee_ll_weaker[i];
+		if (abi >= w->abi || weaker_named(w->name, names, n))
+			continue;
+		wl += (size_t)snprintf(what + wl, wl < sizeof(what) ? sizeof(what) - wl : 0, "%s'%s' (ABI %d: %s)",
+				       wl ? ", " : "", w->name, w->abi, w->open);
+		ol += (size_t)snprintf(opts + ol, ol < sizeof(opts) ? sizeof(opts) - ol : 0, " --allow-weaker %s",
+				       w->name);
+		k++;
+	}
+	if (!wl)
+		return 0;
+	return bee_fail(e, BEE_STAGE_LANDLOCK, -EOPNOTSUPP,
+			"this kernel's Landlock ABI %d cannot restrict %s; bee-load run%s runs the tool without "
+			"%s (bee-load plan lists them)",
+			abi, what, opts, k > 1 ? "them" : "it");
+}
+
 static uint64_t ll_rights(uint32_t perms, bool dir)
 {
 	uint64_t a = 0;

@@ -380,7 +380,10 @@ static int landlock_steps(struct bee_session *s, const struct bee_session_opts *
 {
 	struct beec_ll_opts wo = { .sz = sizeof(wo), .max_entries = o->walk_entries, .max_ms = o->walk_ms };
 	struct beec_ll_plan plan;
-	int err = bee_landlock_ruleset_late(s->pack, &s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, &wo, &plan,
+	int err = bee_landlock_weaker_check(s->ll_abi, o->weaker, o->nweaker, e);
+	if (err < 0)
+		return err;
+	err = bee_landlock_ruleset_late(s->pack, &s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, &wo, &plan,
 					    s->warn, s->warn_ctx, e);
 	if (err == 0 && !o->quiet && plan.nnarrow) {
 		uint64_t n = 0;

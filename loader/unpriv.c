@@ -456,7 +456,8 @@ int bee_unpriv_run(const char *pack_path, const char *const argv[], const struct
 			       abi);
 		goto out;
 	}
-	if ((err = bee_landlock_ruleset(pack, &m, abi, &fs_fd, o->warn, o->warn_ctx, e)) < 0 ||
+	if ((err = bee_landlock_weaker_check(abi, o->weaker, o->nweaker, e)) < 0 ||
+	    (err = bee_landlock_ruleset(pack, &m, abi, &fs_fd, o->warn, o->warn_ctx, e)) < 0 ||
 	    (err = net_ruleset(&np, abi, &net_fd, e)) < 0 ||
 	    (err = bee_seccomp_build(m.syscalls_allowed, &f1, e)) < 0 || (err = inet_filter(&f2, e)) < 0)
 		goto out;

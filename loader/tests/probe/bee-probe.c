@@ -4,6 +4,7 @@
  * name) and exits 0 for ok, 1 otherwise.
  *
  *   bee-probe read PATH | write PATH      open for reading / writing
+ *   bee-probe truncate PATH               truncate(2) to 0 bytes
  *   bee-probe exec PATH [ARG]...          execv (prints only on failure)
  *   bee-probe connect ADDR PORT [COUNT]   TCP connects; COUNT > 1 prints
  *                                         "ok N denied M other K"
@@ -550,6 +551,8 @@ int main(int argc, char **argv)
 			close(fd);
 		return say(e);
 	}
+	if (!strcmp(c, "truncate") && argc == 3)
+		return say(truncate(argv[2], 0) < 0 ? errno : 0);
 	if (!strcmp(c, "exec") && argc >= 3) {
 		execv(argv[2], argv + 2);
 		return say(errno);
