@@ -698,6 +698,10 @@ int bee_dns_open(const struct bee_dns_spec *sp, struct bee_dns **out, struct bee
 	int err = bee_fault(BEE_STAGE_DNS);
 	if (err)
 		return bee_fail(e, BEE_STAGE_DNS, err, "injected fault");
+	char why[256];
+	if ((err = bee_dns_msg_open(why, sizeof(why))) < 0)
+		return bee_fail(e, BEE_STAGE_DNS, err, "the policy names hosts and the session's DNS stub needs ldns: %s "
+				"(apt-get install libldns3)", why);
 	if (hs->elem_width != sizeof(struct bee_host_rec) || hs->elem_count > 2 * BEE_HOSTS_MAX + 4096)
 		return bee_fail(e, BEE_STAGE_PACK, -EINVAL, "image '%s': records of %u bytes, not %zu",
 				bee_map_name(BEE_MAP_HOSTS), hs->elem_width, sizeof(struct bee_host_rec));

@@ -1,16 +1,98 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* dns_msg.c: what the session's DNS stub (dns.c) reads of a message, by
- * ldns's wire parser, and the text of an upstream address. No BPF, no
- * sockets: loader/fuzz/fuzz_dns.c fuzzes it alone. */
+ * ldns's wire parser (opened when a stub starts: bee_dns_msg_open), and
+ * the text of an upstream address. No BPF, no sockets:
+ * loader/fuzz/fuzz_dns.c fuzzes it alone. */
 #include "internal.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ldns/ldns.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef BEE_LDNS_LINKED
+
+/* a static build (the VM's initramfs): ldns is linked in */
+int bee_dns_msg_open(char *why, size_t whysize)
+{
+	(void)why, (void)whysize;
+	return 0;
+}
+
+#else
+
+#include <dlfcn.h>
+
+/* ldns is opened by the first session whose policy names a host, not
+ * linked: it brings libssl and libcrypto, whose five thousand symbol
+ * bindings were half of every bee-load start (`bee-load exec` included)
+ * on this project's hosts. Its functions by name: */
+#define LDNS_FNS(X)                                                                                \
+	X(ldns_wire2pkt) X(ldns_pkt_free) X(ldns_pkt_question) X(ldns_pkt_answer) X(ldns_pkt_id)  \
+	X(ldns_pkt_qr) X(ldns_pkt_tc) X(ldns_pkt_get_rcode) X(ldns_rr_list_rr_count)               \
+	X(ldns_rr_list_rr) X(ldns_rr_owner) X(ldns_rr_get_type) X(ldns_rr_rdf) X(ldns_rr_ttl)      \
+	X(ldns_rdf_get_type) X(ldns_rdf2str) X(ldns_rdf_size) X(ldns_rdf_data)
+
+static struct {
+#define LDNS_FN_PTR(name) __typeof__(name) *name;
+	LDNS_FNS(LDNS_FN_PTR)
+#undef LDNS_FN_PTR
+} ld;
+
+int bee_dns_msg_open(char *why, size_t whysize)
+{
+	static void *h;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	int err = 0;
+	pthread_mutex_lock(&lock);
+	if (h)
+		goto out;
+	void *lib = dlopen("libldns.so.3", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		snprintf(why, whysize, "libldns.so.3: %s", dlerror());
+		err = -ENOENT;
+		goto out;
+	}
+#define LDNS_FN_SYM(name)                                                                  \
+	if (!(ld.name = (__typeof__(name) *)dlsym(lib, #name))) {                          \
+		snprintf(why, whysize, "libldns.so.3 has no '%s'", #name);                 \
+		dlclose(lib);                                                              \
+		err = -ENOENT;                                                             \
+		goto out;                                                                  \
+	}
+	LDNS_FNS(LDNS_FN_SYM)
+#undef LDNS_FN_SYM
+	h = lib;
+out:
+	pthread_mutex_unlock(&lock);
+	return err;
+}
+
+#define LDNS_FN_CALL(name) ld.name
+#define ldns_wire2pkt LDNS_FN_CALL(ldns_wire2pkt)
+#define ldns_pkt_free LDNS_FN_CALL(ldns_pkt_free)
+#define ldns_pkt_question LDNS_FN_CALL(ldns_pkt_question)
+#define ldns_pkt_answer LDNS_FN_CALL(ldns_pkt_answer)
+#define ldns_pkt_id LDNS_FN_CALL(ldns_pkt_id)
+#define ldns_pkt_qr LDNS_FN_CALL(ldns_pkt_qr)
+#define ldns_pkt_tc LDNS_FN_CALL(ldns_pkt_tc)
+#define ldns_pkt_get_rcode LDNS_FN_CALL(ldns_pkt_get_rcode)
+#define ldns_rr_list_rr_count LDNS_FN_CALL(ldns_rr_list_rr_count)
+#define ldns_rr_list_rr LDNS_FN_CALL(ldns_rr_list_rr)
+#define ldns_rr_owner LDNS_FN_CALL(ldns_rr_owner)
+#define ldns_rr_get_type LDNS_FN_CALL(ldns_rr_get_type)
+#define ldns_rr_rdf LDNS_FN_CALL(ldns_rr_rdf)
+#define ldns_rr_ttl LDNS_FN_CALL(ldns_rr_ttl)
+#define ldns_rdf_get_type LDNS_FN_CALL(ldns_rdf_get_type)
+#define ldns_rdf2str LDNS_FN_CALL(ldns_rdf2str)
+#define ldns_rdf_size LDNS_FN_CALL(ldns_rdf_size)
+#define ldns_rdf_data LDNS_FN_CALL(ldns_rdf_data)
+
+#endif
 
 /* A name's text in canonical form (lower case, no final dot): 0 or -1. */
 static int dname_text(const ldns_rdf *rdf, char out[BEE_HOST_NAME_MAX + 2])
@@ -38,8 +120,9 @@ static int dname_text(const ldns_rdf *rdf, char out[BEE_HOST_NAME_MAX + 2])
 int bee_dns_answer_parse(const uint8_t *msg, size_t len, struct bee_dns_answer *a)
 {
 	ldns_pkt *p = NULL;
+	char why[256];
 	memset(a, 0, sizeof(*a));
-	if (ldns_wire2pkt(&p, msg, len) != LDNS_STATUS_OK)
+	if (bee_dns_msg_open(why, sizeof(why)) < 0 || ldns_wire2pkt(&p, msg, len) != LDNS_STATUS_OK)
 		return -EINVAL;
 	int err = -EINVAL;
 	ldns_rr_list *q = ldns_pkt_question(p);

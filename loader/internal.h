@@ -741,8 +741,12 @@ struct bee_dns_answer {
 	unsigned naddrs;
 };
 
-/* 0 and *a, or -EINVAL for a message that is not one question's. */
+/* 0 and *a, or -EINVAL for a message that is not one question's (or
+ * when ldns cannot be opened). */
 int bee_dns_answer_parse(const uint8_t *msg, size_t len, struct bee_dns_answer *a);
+/* ldns, opened once (dlopen) unless linked in (BEE_LDNS_LINKED): 0, or
+ * -ENOENT and why. */
+int bee_dns_msg_open(char *why, size_t whysize);
 /* "ADDR[:PORT]" (IPv6 in brackets; the port defaults to 53): 0 or -EINVAL. */
 int bee_dns_upstream_parse(const char *text, struct sockaddr_storage *ss, socklen_t *len);
 
