@@ -47,6 +47,15 @@ run() {   # run PACK LOGFLAG LOG CMD...: the workload in a bpf-lsm session
 	bee-load run --backend bpf-lsm --env HOME="$H" --env PATH=/usr/bin:/bin $_flag "$_log" "$_pack" -- "$@"
 }
 
+# what a failed learning run shows: the log's records of the tool's
+# temporary files and the kernel's settings that decide a create in /tmp
+learn_diag() {
+	echo "learn_diag: /tmp $(stat -c '%a %u' /tmp), protected_regular $(cat /proc/sys/fs/protected_regular)"
+	grep -v '"resource":"/usr/' "$1" | tail -n 12
+	run "$T/nothing.bpfpack" --learn "$T/probe.jsonl" /bin/sh -c \
+		'id; echo a >/tmp/bee-probe.$$ && echo b >/tmp/bee-probe.$$ && echo probe-ok; rm -f /tmp/bee-probe.$$' 2>&1 | tail -n 3
+}
+
 reset_workload() {
 	case $1 in
 	make) rm -f "$2/hello" "$2/hello.o" ;;
@@ -62,6 +71,7 @@ cycle() {
 	rm -f "$T/$name.learn.jsonl"
 	if ! run "$T/nothing.bpfpack" --learn "$T/$name.learn.jsonl" "$@" >"$T/$name.learn.out" 2>"$T/$name.learn.err"; then
 		bee_case "$name-learn" FAIL "the learning run failed: $(tail -n 3 "$T/$name.learn.err")"
+		learn_diag "$T/$name.learn.jsonl"
 		return
 	fi
 	if grep -q 'LEARNING MODE' "$T/$name.learn.err" &&
@@ -107,9 +117,10 @@ cycle() {
 # ---- git: status, log, diff on a fresh repository
 W=$T/git
 mkdir -p "$W"
-git -C "$W" init -q repo && printf 'one\n' >"$W/repo/a.txt" &&
-	git -C "$W/repo" -c user.name=t -c user.email=t@t add a.txt &&
-	git -C "$W/repo" -c user.name=t -c user.email=t@t commit -qm first &&
+G=/usr/bin/git
+$G -C "$W" init -q repo && printf 'one\n' >"$W/repo/a.txt" &&
+	$G -C "$W/repo" -c user.name=t -c user.email=t@t add a.txt &&
+	$G -C "$W/repo" -c user.name=t -c user.email=t@t commit -qm first &&
 	printf 'two\n' >>"$W/repo/a.txt" || bee_case git-setup FAIL "the host's git does not run in the guest"
 cycle git "$W" /bin/sh -c "cd '$W/repo' && git status && git log --oneline && git diff"
 
