@@ -37,8 +37,10 @@
  *
  * Errors: EACCES for files (what a permission check of the VFS answers),
  * EPERM for signals and bpf(2) (what a missing capability answers). A
- * learning session (bee-load run --learn, bee_learning) records the
- * denial and allows, as the lsm_cgroup hooks do.
+ * learning session (bee-load run --learn, bee_learning) records a file
+ * hook's denial and allows, as the lsm_cgroup hooks do; task_kill and bpf
+ * keep denying while learning: they guard what is outside the session
+ * (bee-load, other processes, bee's maps), not the policy's files.
  *
  * Paths. bpf_d_path is allowed only in the hooks of the kernel's sleepable
  * list (6.1: file_receive is, path_chmod, path_chown and path_truncate are
@@ -577,7 +579,7 @@ int BPF_PROG(bee_task_kill, struct task_struct *p, struct kernel_siginfo *info, 
 	/* a record raced by a preempting user is dropped, the decision stands */
 	if (bee_scratch_intact(sc, seq))
 		bee_audit_send_scratch(sc);
-	return bee_learning() ? 0 : -BEE_EPERM;
+	return -BEE_EPERM;
 }
 
 /* ---- bpf(2) ---------------------------------------------------------------- */
@@ -599,7 +601,7 @@ int BPF_PROG(bee_bpf, int cmd, void *attr, unsigned int size)
 		bee_audit_stamp(&ev);
 		bee_audit_send(&ev, sizeof(ev));
 	}
-	return bee_learning() ? 0 : -BEE_EPERM;
+	return -BEE_EPERM;
 }
 
 #endif
