@@ -19,7 +19,7 @@ trap '' PIPE
 if [ -z "${BEE_WL_NS:-}" ]; then
 	BEE_WL_NS=1 exec unshare -m --propagation private sh "$0"
 fi
-[ -s /bee/host/shadowed ] || [ -f /bee/host/shadowed ] ||
+[ -f /bee/host/shadowed ] ||
 	fail "no host programs in the guest (build-guest copies them for a case with a bee-guest: workloads line)"
 while read -r p; do
 	mount --bind "/bee/host$p" "$p" || fail "cannot bind /bee/host$p over $p"
@@ -44,7 +44,7 @@ denials() {
 run() {   # run PACK LOGFLAG LOG CMD...: the workload in a bpf-lsm session
 	_pack=$1 _flag=$2 _log=$3
 	shift 3
-	bee-load run --backend bpf-lsm --env HOME="$H" --env PATH=/usr/bin:/bin $_flag "$_log" "$_pack" -- "$@"
+	bee-load run --backend bpf-lsm --env HOME="$H" --env PATH=/usr/bin:/bin "$_flag" "$_log" "$_pack" -- "$@"
 }
 
 # what a failed learning run shows: the log's records but the libraries'
@@ -136,10 +136,12 @@ fi
 W=$T/git
 mkdir -p "$W"
 G=/usr/bin/git
-$G -C "$W" init -q repo && printf 'one\n' >"$W/repo/a.txt" &&
+if ! { $G -C "$W" init -q repo && printf 'one\n' >"$W/repo/a.txt" &&
 	$G -C "$W/repo" -c user.name=t -c user.email=t@t add a.txt &&
 	$G -C "$W/repo" -c user.name=t -c user.email=t@t -c maintenance.auto=false commit -qm first &&
-	printf 'two\n' >>"$W/repo/a.txt" || bee_case git-setup FAIL "the host's git does not run in the guest"
+	printf 'two\n' >>"$W/repo/a.txt"; }; then
+	bee_case git-setup FAIL "the host's git does not run in the guest"
+fi
 cycle git "$W" /bin/sh -c "cd '$W/repo' && git status && git log --oneline && git diff"
 
 # ---- python3 -m unittest
