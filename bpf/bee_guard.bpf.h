@@ -36,7 +36,11 @@
  *                                             the same
  *
  * Errors: EACCES for files (what a permission check of the VFS answers),
- * EPERM for signals and bpf(2) (what a missing capability answers).
+ * EPERM for signals and bpf(2) (what a missing capability answers). A
+ * learning session (bee-load run --learn, bee_learning) records a file
+ * hook's denial and allows, as the lsm_cgroup hooks do; task_kill and bpf
+ * keep denying while learning: they guard what is outside the session
+ * (bee-load, other processes, bee's maps), not the policy's files.
  *
  * Paths. bpf_d_path is allowed only in the hooks of the kernel's sleepable
  * list (6.1: file_receive is, path_chmod, path_chown and path_truncate are
@@ -301,7 +305,10 @@ static __always_inline int bee_guard_fs_decide(struct bee_scratch *sc, int len, 
 	return 1;
 }
 
-/* Ends a file decision: the race check, the record, the errno. */
+/* Ends a file decision: the race check, the record, the errno (a
+ * learning session's denial, recorded, is allowed: complain mode covers
+ * these hooks as it does the lsm_cgroup ones, or an O_TRUNC open that
+ * file_open let through would fail here, in path_truncate). */
 static __always_inline int bee_guard_fs_end(struct bee_scratch *sc, __u64 seq, int allow)
 {
 	if (!bee_scratch_intact(sc, seq)) {
@@ -313,7 +320,7 @@ static __always_inline int bee_guard_fs_end(struct bee_scratch *sc, __u64 seq, i
 		bee_audit_stamp(&sc->ev);
 		bee_audit_send_scratch(sc);
 	}
-	return allow ? 0 : -BEE_EACCES;
+	return allow || bee_learning() ? 0 : -BEE_EACCES;
 }
 
 /* A metadata change of the object (vmnt, d), or of d alone (vmnt NULL):
