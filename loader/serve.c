@@ -61,51 +61,7 @@
 /* One line (o taken) with up to one descriptor. */
 static int line_send(int fd, json_t *o, int pass)
 {
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	size_t len = strlen(text);
-	char *line = realloc(text, len + 2);
-	if (!line) {
-		free(text);
-		return -ENOMEM;
-	}
-	line[len++] = '\n';
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} cm;
-	memset(&cm, 0, sizeof(cm));
-	struct iovec iov = { .iov_base = line, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (pass >= 0) {
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pass, sizeof(int));
-	}
-	int err = 0;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-		iov.iov_base = line + off;
-		iov.iov_len = len - off;
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
-	}
-	free(line);
-	return err;
+	return bee_json_line_send(fd, o, pass >= 0 ? &pass : NULL, pass >= 0);
 }
 
 struct inbuf {

@@ -66,57 +66,11 @@ void bee_supervisor_socket_path(const char *state_dir, const char *id, char *buf
 
 /* ---- lines of JSON ------------------------------------------------------------------- */
 
-/* Sends o as one line (taking it), with fds[0..2] attached to its first
- * bytes (SCM_RIGHTS) unless fds is NULL: one sendmsg for the text and its
- * newline, one wake-up. */
+/* o as one line (taking it), with stdin, stdout and stderr attached
+ * unless fds is NULL (bee_json_line_send). */
 static int send_json_fds(int fd, json_t *o, const int fds[3])
 {
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	size_t len = strlen(text);
-	char *line = realloc(text, len + 2);
-	if (!line) {
-		free(text);
-		return -ENOMEM;
-	}
-	line[len++] = '\n';
-	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
-		struct cmsghdr align;
-	} cm;
-	memset(&cm, 0, sizeof(cm));
-	struct iovec iov = { .iov_base = line, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	if (fds) {
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(3 * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, 3 * sizeof(int));
-	}
-	int err = 0;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			err = -errno;
-			break;
-		}
-		off += (size_t)w;
-		/* the descriptors rode with the first bytes */
-		iov.iov_base = line + off;
-		iov.iov_len = len - off;
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
-	}
-	free(line);
-	return err;
+	return bee_json_line_send(fd, o, fds, fds ? 3 : 0);
 }
 
 static int send_json(int fd, json_t *o)

@@ -319,3 +319,60 @@ size_t bee_scm_fds(struct msghdr *mh, int *fds, size_t have, size_t max, bool *e
 	}
 	return have;
 }
+
+/* Sends o as one line (taking it), with fds[0..nfds-1] (at most 4)
+ * attached to its first bytes (SCM_RIGHTS): one sendmsg for the text and
+ * its newline, one wake-up. 0 or -errno. */
+int bee_json_line_send(int fd, json_t *o, const int *fds, size_t nfds)
+{
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		return -ENOMEM;
+	if (nfds > 4) {
+		free(text);
+		return -EINVAL;
+	}
+	size_t len = strlen(text);
+	char *line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		return -ENOMEM;
+	}
+	line[len++] = '\n';
+	union {
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	memset(&cm, 0, sizeof(cm));
+	struct iovec iov = { .iov_base = line, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	if (nfds) {
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	int err = 0;
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			err = -errno;
+			break;
+		}
+		off += (size_t)w;
+		/* the descriptors rode with the first bytes */
+		iov.iov_base = line + off;
+		iov.iov_len = len - off;
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+	}
+	free(line);
+	return err;
+}
