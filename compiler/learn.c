@@ -973,6 +973,18 @@ static void sort_all(struct learn *L)
 		qsort(L->listed.v, L->listed.n, sizeof(struct obs), obs_cmp);
 }
 
+/* The observations shaped as a person writes them, less what base allows
+ * (before: its own answer; after: what a shaped grant now covers). */
+static void shape_all(struct learn *L, const struct beec_policy *base)
+{
+	drop_allowed(L, base);
+	shape_reads(L);
+	shape_writes(L);
+	shape_execs(L);
+	net_shape(L);
+	drop_allowed(L, base);
+}
+
 static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, struct diag_ctx *dc)
 {
 	struct learn L = { 0 };
@@ -992,12 +1004,7 @@ static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, str
 	for (int c = 0; c < LC_COUNT; c++)
 		raw.cls[c] = obs_list_copy(&L.cls[c]);
 	find_made(&L);
-	drop_allowed(&L, o->base);
-	shape_reads(&L);
-	shape_writes(&L);
-	shape_execs(&L);
-	net_shape(&L);
-	drop_allowed(&L, o->base);
+	shape_all(&L, o->base);
 	/* versioned-library globs are what a person writes, but a landlock
 	 * backend that takes only literal files and whole directories refuses
 	 * them: then the libraries are named one by one */
@@ -1008,12 +1015,7 @@ static int learn_run_body(const struct learn_opts *o, FILE *out, FILE *warn, str
 		}
 		obs_list_fini(&L.listed);
 		L.no_lib_globs = true;
-		drop_allowed(&L, o->base);
-		shape_reads(&L);
-		shape_writes(&L);
-		shape_execs(&L);
-		net_shape(&L);
-		drop_allowed(&L, o->base);
+		shape_all(&L, o->base);
 	}
 	for (int c = 0; c < LC_COUNT; c++)
 		obs_list_fini(&raw.cls[c]);
