@@ -6,6 +6,7 @@
 
 #include "bee_dfa.h"
 #include "bee_names.h"
+#include "manifest.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -689,4 +690,21 @@ static bool ll_allows(const struct beec_ll_rules *rs, const char *path, uint32_t
 	if (!realpath(dir, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode))
 		return false;
 	return (ll_rights_at(rs, real, false) & BEEC_LL_WRITE) != 0;
+}
+
+struct beec_ll_seed *beec_ll__seeds(const struct bee_manifest *m, size_t *n)
+{
+	struct beec_ll_seed *v = calloc(m->nrules + 1, sizeof(*v));
+	*n = 0;
+	for (size_t i = 0; v && i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
+		const char *what = r->rkind == BEE_RULE_FS_READ	  ? "fs.read"
+				   : r->rkind == BEE_RULE_FS_WRITE  ? "fs.write"
+				   : r->rkind == BEE_RULE_EXEC_ALLOW ? "exec.allow"
+								     : NULL;
+		if (what)
+			v[(*n)++] = (struct beec_ll_seed){ .glob = r->text, .rule = r->index, .line = r->line,
+							   .what = what, .pinned = r->pinned };
+	}
+	return v;
 }

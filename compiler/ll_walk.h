@@ -143,6 +143,11 @@ int beec_ll__walk(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec, 
 		  struct beec_ll_plan *plan);
 void beec_ll_plan__fini(struct beec_ll_plan *plan);
 
+struct bee_manifest;
+/* The grants of a pack's manifest (fs.read, fs.write, exec.allow), as the
+ * walk starts from them: *n of them, malloc'ed; NULL when out of memory. */
+struct beec_ll_seed *beec_ll__seeds(const struct bee_manifest *m, size_t *n);
+
 /* What the automata alone say about each grant's literal prefixes, as
  * `beec show` prints it (no file system is read): fn gets each prefix of
  * seeds[i] with the rights of the prefix itself (own) and, below it, the

@@ -185,18 +185,10 @@ static void show_landlock(const struct bee_pack *pack, const struct bee_manifest
 {
 	const struct bee_pack_section_info *fs = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_FS));
 	const struct bee_pack_section_info *ex = bee_pack__find(pack, BEE_PACK_MAP_IMAGE, bee_map_name(BEE_MAP_EXEC));
-	struct beec_ll_seed *seeds = xcalloc(m->nrules + 1, sizeof(*seeds));
 	size_t n = 0;
-	for (size_t i = 0; i < m->nrules; i++) {
-		const struct bee_mf_rule *r = &m->rules[i];
-		const char *what = r->rkind == BEE_RULE_FS_READ	  ? "fs.read"
-				   : r->rkind == BEE_RULE_FS_WRITE  ? "fs.write"
-				   : r->rkind == BEE_RULE_EXEC_ALLOW ? "exec.allow"
-								     : NULL;
-		if (what)
-			seeds[n++] = (struct beec_ll_seed){ .glob = r->text, .rule = r->index, .line = r->line,
-							    .what = what, .pinned = r->pinned };
-	}
+	struct beec_ll_seed *seeds = beec_ll__seeds(m, &n);
+	if (!seeds)
+		mem_raise(__func__);
 	fprintf(out, "\nlandlock: walked at session start from %zu grant%s (bee-load plan, beec check --backend "
 		"landlock)\n", n, n == 1 ? "" : "s");
 	if (fs && ex && n && beec_ll__prefixes(fs->data, ex->data, seeds, n, show_ll_prefix, out) < 0)

@@ -282,24 +282,6 @@ int bee_landlock_ruleset(const struct bee_pack *p, const struct bee_manifest *m,
 	return bee_landlock_ruleset_late(p, m, abi, out, NULL, NULL, NULL, warn, warn_ctx, e);
 }
 
-/* The grants of the manifest, as the walk starts from them; *n of them. */
-static struct beec_ll_seed *ll_seeds(const struct bee_manifest *m, size_t *n)
-{
-	struct beec_ll_seed *v = calloc(m->nrules + 1, sizeof(*v));
-	*n = 0;
-	for (size_t i = 0; v && i < m->nrules; i++) {
-		const struct bee_mf_rule *r = &m->rules[i];
-		const char *what = r->rkind == BEE_RULE_FS_READ	  ? "fs.read"
-				   : r->rkind == BEE_RULE_FS_WRITE  ? "fs.write"
-				   : r->rkind == BEE_RULE_EXEC_ALLOW ? "exec.allow"
-								     : NULL;
-		if (what)
-			v[(*n)++] = (struct beec_ll_seed){ .glob = r->text, .rule = r->index, .line = r->line,
-							   .what = what, .pinned = r->pinned };
-	}
-	return v;
-}
-
 int bee_landlock_walk(const struct bee_pack *p, const struct bee_manifest *m, const struct beec_ll_opts *o,
 		      beec_ll_rule_fn fn, void *ctx, struct beec_ll_plan *plan, struct bee_error *e)
 {
@@ -309,7 +291,7 @@ int bee_landlock_walk(const struct bee_pack *p, const struct bee_manifest *m, co
 		return bee_fail(e, BEE_STAGE_LANDLOCK, -EINVAL, "policy '%s': the pack has no %s image", m->name,
 				!fs ? bee_map_name(BEE_MAP_FS) : bee_map_name(BEE_MAP_EXEC));
 	size_t n;
-	struct beec_ll_seed *seeds = ll_seeds(m, &n);
+	struct beec_ll_seed *seeds = beec_ll__seeds(m, &n);
 	if (!seeds)
 		return bee_fail(e, BEE_STAGE_LANDLOCK, -ENOMEM, "out of memory");
 	struct beec_ll_opts wo = { .sz = sizeof(wo), .late = ll_remounted };
