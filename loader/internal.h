@@ -96,6 +96,7 @@ int bee_session_id_new(char out[17]);
  * new count. Only system calls and memcpy: init uses it. */
 struct msghdr;
 size_t bee_scm_fds(struct msghdr *mh, int *fds, size_t have, size_t max, bool *extra);
+ssize_t bee_recv_fds(int fd, char *buf, size_t len, int flags, int *fds, size_t *nfds, bool *extra);
 
 /* ---- manifest.c ----------------------------------------------------------------- */
 

@@ -85,22 +85,9 @@ static int inbuf_read(int fd, struct inbuf *in, int flags)
 {
 	if (in->len >= sizeof(in->buf) - 1)
 		return -E2BIG;
-	union {
-		char buf[CMSG_SPACE(8 * sizeof(int))];
-		struct cmsghdr align;
-	} cm;
-	struct iovec iov = { .iov_base = in->buf + in->len, .iov_len = sizeof(in->buf) - 1 - in->len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-			     .msg_controllen = sizeof(cm.buf) };
-	ssize_t n;
-	do
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | flags);
-	while (n < 0 && errno == EINTR);
+	ssize_t n = bee_recv_fds(fd, in->buf + in->len, sizeof(in->buf) - 1 - in->len, flags, in->fds, &in->nfds, &in->extra);
 	if (n < 0)
-		return -errno;
-	in->nfds = bee_scm_fds(&mh, in->fds, in->nfds, 3, &in->extra);
-	if (mh.msg_flags & MSG_CTRUNC)
-		in->extra = true;
+		return (int)n;
 	if (n == 0)
 		return 0;
 	in->len += (size_t)n;

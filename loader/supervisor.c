@@ -108,22 +108,9 @@ static int line_read(int fd, struct line_in *in)
 		in->buf = nb;
 		in->cap = nc;
 	}
-	union {
-		char buf[CMSG_SPACE(8 * sizeof(int))];
-		struct cmsghdr align;
-	} cm;
-	struct iovec iov = { .iov_base = in->buf + in->len, .iov_len = in->cap - in->len - 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
-			     .msg_controllen = sizeof(cm.buf) };
-	ssize_t n;
-	do
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
+	ssize_t n = bee_recv_fds(fd, in->buf + in->len, in->cap - in->len - 1, MSG_DONTWAIT, in->fds, &in->nfds, &in->extra_fds);
 	if (n < 0)
-		return -errno;
-	in->nfds = bee_scm_fds(&mh, in->fds, in->nfds, 3, &in->extra_fds);
-	if (mh.msg_flags & MSG_CTRUNC)
-		in->extra_fds = true;
+		return (int)n;
 	if (n == 0)
 		return 0;
 	in->len += (size_t)n;

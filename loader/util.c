@@ -376,3 +376,27 @@ int bee_json_line_send(int fd, json_t *o, const int *fds, size_t nfds)
 	free(line);
 	return err;
 }
+
+/* One recvmsg of up to len bytes into buf, its descriptors (at most 3
+ * kept in fds[], *nfds counting them) taken: more, or a truncated control
+ * message, set *extra. The bytes read, 0 at EOF, or -errno. */
+ssize_t bee_recv_fds(int fd, char *buf, size_t len, int flags, int *fds, size_t *nfds, bool *extra)
+{
+	union {
+		char buf[CMSG_SPACE(8 * sizeof(int))];
+		struct cmsghdr align;
+	} cm;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
+			     .msg_controllen = sizeof(cm.buf) };
+	ssize_t n;
+	do
+		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC | flags);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	*nfds = bee_scm_fds(&mh, fds, *nfds, 3, extra);
+	if (mh.msg_flags & MSG_CTRUNC)
+		*extra = true;
+	return n;
+}
