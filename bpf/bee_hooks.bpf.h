@@ -270,8 +270,8 @@ BEE_LOADER_CONSTS_DECLARED()
  * (the inner map below). The images (bee_fs, bee_exec, bee_net4/6) are the
  * pack's, at key BEE_SESSION_SHARED (0, which no cgroup has), for every
  * session without an entry of its own, which only a revoke gives it (its
- * narrowed copy: loader/revoke.c); a session's ring buffer, generation,
- * lost count and pins are its entries, made before any of its tasks
+ * narrowed copy: loader/revoke.c); a session's state (its generation and
+ * its ring buffer's index in bee_audit), lost count and pins are its entries, made before any of its tasks
  * runs. A task of a session without them records nothing. The
  * loader sets each outer map's max_entries: the sessions one loaded pack
  * may serve at once. The inner maps give sizes, not BTF types: clang
@@ -407,14 +407,22 @@ struct {
 	__type(value, struct bee_scratch);
 } bee_scratch SEC(".maps");
 
-/* each session's own ring buffer, which its bee-load reads */
+/* each session's own ring buffer, which its bee-load reads: the load's
+ * pool of them, ring N at index N, and the session's bee_state.ring
+ * naming its own. Taking a ring of the pool writes only the session's
+ * bee_state entry: an entry of a map of maps, made or deleted, costs the
+ * writer an RCU grace period (milliseconds), paid here once per ring for
+ * the load's life, not once per session. */
 struct bee_audit_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 64 << 10);   /* set by the loader */
 };
 
 struct {
-	BEE_PER_SESSION(struct bee_audit_map);
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);          /* set by the loader: the pool's size */
+	__type(key, __u32);
+	__array(values, struct bee_audit_map);
 } bee_audit SEC(".maps");
 
 struct {
@@ -549,8 +557,13 @@ static __always_inline void bee_audit_stamp(struct bee_audit_event *ev)
 static __always_inline void bee_audit_send(void *rec, __u64 size)
 {
 	__u64 sess = bee_sess();
-	void *rb = bpf_map_lookup_elem(&bee_audit, &sess);
+	struct bee_state *st = bpf_map_lookup_elem(&bee_state, &sess);
+	void *rb = NULL;
 
+	if (st) {
+		__u32 ring = st->ring;
+		rb = bpf_map_lookup_elem(&bee_audit, &ring);
+	}
 	if (!rb || bpf_ringbuf_output(rb, rec, size, 0) < 0) {
 		__u64 *lost = bpf_map_lookup_elem(&bee_lost, &sess);
 		if (lost)

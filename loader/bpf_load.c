@@ -99,6 +99,7 @@ static const char *map_type_name(enum bpf_map_type t)
 	case BPF_MAP_TYPE_TASK_STORAGE: return "task_storage";
 	case BPF_MAP_TYPE_PERCPU_HASH: return "percpu_hash";
 	case BPF_MAP_TYPE_HASH_OF_MAPS: return "hash_of_maps";
+	case BPF_MAP_TYPE_ARRAY_OF_MAPS: return "array_of_maps";
 	default: return "?";
 	}
 }
@@ -143,7 +144,8 @@ static int object_programs(struct bpf_object *obj, const struct bee_manifest *m,
 
 /* A per-session map of the object (BEE_MAPF_SESSION) is keyed by the
  * session; the manifest gives one session's shape. For a hash of maps
- * that is the inner map; for a hash of values (bee_state, bee_lost) the
+ * (or bee_audit's array of maps: the pool of rings, loader/cache.c) that
+ * is the inner map; for a hash of values (bee_state, bee_lost) the
  * manifest's array (or per-CPU array) of one value is a hash (per-CPU
  * hash) of such values. The shape to check and size, and the outer map to
  * size for the sessions (NULL when the map is not per session). */
@@ -154,7 +156,7 @@ static struct bpf_map *session_shape(struct bpf_map *map, const char *mtype, str
 	if (id < 0 || !(bee_map_props((enum bee_map_id)id) & BEE_MAPF_SESSION))
 		return map;
 	*outer = map;
-	if (bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS)
+	if (bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS || bpf_map__type(map) == BPF_MAP_TYPE_ARRAY_OF_MAPS)
 		return bpf_map__inner_map(map);
 	enum bpf_map_type t = bpf_map__type(map);
 	bool keyed = bpf_map__key_size(map) == sizeof(uint64_t);

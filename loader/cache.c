@@ -527,15 +527,19 @@ static int slot_pins(struct bee_slot *sl, const struct bee_manifest *m, bee_warn
 
 /* ---- the ring buffers' pool ------------------------------------------------------------- */
 
-/* Each session has a ring buffer of its own in bee_audit. Making one is
- * cheap, but a process's first map creation makes libbpf load a probe
- * program (about 2 ms here), so the load keeps a pool: ring N pinned at
- * DIR/rings/N, taken by the session that holds STATE/packs/K.ringN
- * (flock, released by the kernel when its bee-load dies). A ring that
- * some session's entry still names (a dead session gc has not cleaned)
- * is not taken; records left in a ring (a session that died with them)
- * are dropped before it is given out: they were its, and gc reports its
- * audit as lost. */
+/* Each session has a ring buffer of its own: the load keeps a pool of
+ * them, ring N pinned at DIR/rings/N and put at index N of bee_audit (an
+ * array of maps) when it is made, taken by the session that holds
+ * STATE/packs/K.ringN (flock, released by the kernel when its bee-load
+ * dies) and named by its bee_state.ring. Putting an entry in a map of maps
+ * (or deleting one) waits for an RCU grace period, 10-20 ms here; a
+ * session's start and end write only bee_state, a plain hash, so only the
+ * pool's growth pays it, and a process's first map creation (libbpf's
+ * probe program, about 2 ms) is paid there too. A ring that some
+ * session's state still names (a dead session gc has not cleaned) is not
+ * taken; records left in a ring (a session that died with them) are
+ * dropped before it is given out: they were its, and gc reports its audit
+ * as lost. */
 static int ring_discard(void *ctx, void *data, size_t size)
 {
 	(void)ctx;
@@ -544,28 +548,42 @@ static int ring_discard(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* 1 when an entry of bee_audit names the ring of map id rid. */
-static bool ring_named(int audit_outer, uint32_t rid)
+/* 1 when some session's state names ring n. */
+static bool ring_named(int state_map, uint32_t n)
 {
 	uint64_t key, next, *prev = NULL;
-	while (bpf_map_get_next_key(audit_outer, prev, &next) == 0) {
-		uint32_t id;
+	while (bpf_map_get_next_key(state_map, prev, &next) == 0) {
+		struct bee_state st;
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(audit_outer, &key, &id) == 0 && id == rid)
+		if (bpf_map_lookup_elem(state_map, &key, &st) == 0 && st.ring == n)
 			return true;
 	}
 	return false;
 }
 
-static int ring_take(struct bee_slot *sl, const struct bee_mf_map *am, struct bee_error *e)
+/* Ring fd at index n of the pool's array, unless it is there already (a
+ * bee-load that died between making the ring and putting it). */
+static int ring_place(struct bee_cache *c, uint32_t n, int fd, uint32_t id, struct bee_error *e)
+{
+	uint32_t have = 0, v = (uint32_t)fd;
+	if (id && bpf_map_lookup_elem(c->maps[BEE_MAP_AUDIT], &n, &have) == 0 && have == id)
+		return 0;
+	if (bpf_map_update_elem(c->maps[BEE_MAP_AUDIT], &n, &v, BPF_ANY) < 0)
+		return bee_fail(e, BEE_STAGE_MAPS, -errno, "map '%s': ring buffer %u of '%s': %s",
+				bee_map_name(BEE_MAP_AUDIT), n, c->dir, strerror(errno));
+	return 0;
+}
+
+/* A ring of the pool for the session: its fd, and its index in *ring. */
+static int ring_take(struct bee_slot *sl, const struct bee_mf_map *am, uint32_t *ring, struct bee_error *e)
 {
 	char path[PATH_MAX + 64], sub[32];
 	struct bee_cache *c = sl->c;
 	snprintf(path, sizeof(path), "%s/" BEE_PIN_RINGS, c->dir);
 	if (mkdir(path, 0700) < 0 && errno != EEXIST)
 		return bee_fail(e, BEE_STAGE_MAPS, -errno, "cannot create '%s': %s", path, strerror(errno));
-	for (unsigned n = 0; n < BEE_PACK_SESSIONS; n++) {
+	for (uint32_t n = 0; n < BEE_PACK_SESSIONS; n++) {
 		snprintf(sub, sizeof(sub), ".ring%u", n);
 		packs_path(path, sizeof(path), c->state_dir, c->key, sub);
 		int lk = lock_open(path);
@@ -576,7 +594,8 @@ static int ring_take(struct bee_slot *sl, const struct bee_mf_map *am, struct be
 			continue;
 		}
 		snprintf(sub, sizeof(sub), "%u", n);
-		int fd = open_pin(c->dir, BEE_PIN_RINGS, sub);
+		int fd = open_pin(c->dir, BEE_PIN_RINGS, sub), err = 0;
+		struct bpf_map_info info = { 0 };
 		if (fd == -ENOENT) {
 			/* the pool grows by one */
 			if ((fd = bee_map_create_shape(am, e)) < 0) {
@@ -584,37 +603,37 @@ static int ring_take(struct bee_slot *sl, const struct bee_mf_map *am, struct be
 				return fd;
 			}
 			snprintf(path, sizeof(path), "%s/" BEE_PIN_RINGS "/%u", c->dir, n);
-			if (bpf_obj_pin(fd, path) < 0) {
-				int err = -errno;
-				close(fd);
-				close(lk);
-				return bee_fail(e, BEE_STAGE_MAPS, err, "ring buffer: cannot pin at '%s': %s", path,
-						strerror(-err));
-			}
+			if (bpf_obj_pin(fd, path) < 0)
+				err = bee_fail(e, BEE_STAGE_MAPS, -errno, "ring buffer: cannot pin at '%s': %s", path,
+					       strerror(errno));
 		} else if (fd < 0) {
 			close(lk);
 			return bee_fail(e, BEE_STAGE_MAPS, fd, "ring buffer %u of '%s': %s", n, c->dir, strerror(-fd));
 		} else {
-			struct bpf_map_info info = { 0 };
 			uint32_t len = sizeof(info);
 			if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0 || info.type != BPF_MAP_TYPE_RINGBUF ||
-			    info.max_entries != am->max_entries || ring_named(c->maps[BEE_MAP_AUDIT], info.id)) {
+			    info.max_entries != am->max_entries || ring_named(c->maps[BEE_MAP_STATE], n)) {
 				close(fd);
 				close(lk);
 				continue;
 			}
 			struct ring_buffer *rb = ring_buffer__new(fd, ring_discard, NULL, NULL);
-			if (!rb) {
-				int err = -errno;
-				close(fd);
-				close(lk);
-				return bee_fail(e, BEE_STAGE_MAPS, err, "ring buffer %u of '%s': %s", n, c->dir,
-						strerror(-err));
-			}
-			ring_buffer__consume(rb);
+			if (!rb)
+				err = bee_fail(e, BEE_STAGE_MAPS, -errno, "ring buffer %u of '%s': %s", n, c->dir,
+					       strerror(errno));
+			else
+				ring_buffer__consume(rb);
 			ring_buffer__free(rb);
 		}
+		if (!err)
+			err = ring_place(c, n, fd, info.id, e);
+		if (err) {
+			close(fd);
+			close(lk);
+			return err;
+		}
 		sl->ring_lock = lk;
+		*ring = n;
 		return fd;
 	}
 	return bee_fail(e, BEE_STAGE_MAPS, -E2BIG, "map '%s': the pack's load serves %u sessions at once already, "
@@ -647,16 +666,14 @@ int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest 
 		return bee_fail(e, BEE_STAGE_MAPS, !zeros ? -ENOMEM : -EINVAL, "the session's counters: %s",
 				!zeros ? "out of memory" : "the manifest has no audit ring buffer");
 	}
-	err = slot_put(sl, BEE_MAP_STATE, &gen, e);
+	/* the ring first: the state names it */
+	if ((sl->audit_fd = ring_take(sl, am, &gen.ring, e)) < 0)
+		err = sl->audit_fd;
 	if (!err)
 		err = slot_put(sl, BEE_MAP_LOST, zeros, e);
 	free(zeros);
-	if (!err && (sl->audit_fd = ring_take(sl, am, e)) < 0)
-		err = sl->audit_fd;
-	if (!err) {
-		uint32_t fd = (uint32_t)sl->audit_fd;
-		err = slot_put(sl, BEE_MAP_AUDIT, &fd, e);
-	}
+	if (!err)
+		err = slot_put(sl, BEE_MAP_STATE, &gen, e);
 	/* the images: the pack's, at BEE_SESSION_SHARED, until a revoke */
 	if (!err)
 		err = slot_pins(sl, m, warn, warn_ctx, e);
@@ -696,8 +713,11 @@ static void forget(const int *maps_fd, const char *dir, uint64_t sess)
 		uint8_t v[64];
 		struct bpf_map_info info = { 0 };
 		uint32_t len = sizeof(info);
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.type == BPF_MAP_TYPE_HASH_OF_MAPS &&
-		    bpf_map_lookup_elem(fd, &sess, v) < 0) {
+		/* the pool of rings (bee_audit, an array of maps) keeps its
+		 * rings: the session's state named its own */
+		bool known = bpf_obj_get_info_by_fd(fd, &info, &len) == 0;
+		if (!known || info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
+		    (info.type == BPF_MAP_TYPE_HASH_OF_MAPS && bpf_map_lookup_elem(fd, &sess, v) < 0)) {
 			if (!maps_fd)
 				close(fd);
 			continue;

@@ -25,7 +25,8 @@
  *              answer of another generation. flags holds BEE_STATE_LEARN
  *              for a learning session: the policy's hooks record what they
  *              would deny and allow it (the global hooks of bee_guard.bpf.h
- *              keep denying).
+ *              keep denying). ring is the index of its ring buffer in
+ *              bee_audit (the load's pool: loader/cache.c).
  *
  * The global BPF LSM programs (bpf/bee_guard.bpf.h, bpf-lsm backend only):
  *
@@ -86,6 +87,7 @@ struct bee_state {
 	__u16 dns_port4;         /* its port there, network order; 0: no stub */
 	__u16 dns_port6;         /* its port on [::1], network order; 0: none */
 	__u32 flags;             /* BEE_STATE_*; revoke keeps them */
+	__u32 ring;              /* its ring buffer: the index in bee_audit */
 };
 
 /* Per socket (sk storage): where a query redirected to the stub was sent,
@@ -114,7 +116,7 @@ _Static_assert(sizeof(struct bee_sb_mount) == 8 + BEE_SB_PATH_MAX, "bee_sb_mount
 _Static_assert(sizeof(struct bee_pin_key) == 16, "bee_pin_key size");
 _Static_assert(__builtin_offsetof(struct bee_pin_key, dev) == 8, "bee_pin_key.dev");
 _Static_assert(sizeof(struct bee_pin_value) == 8, "bee_pin_value size");
-_Static_assert(sizeof(struct bee_state) == 16, "bee_state size");
+_Static_assert(sizeof(struct bee_state) == 20, "bee_state size");
 _Static_assert(__builtin_offsetof(struct bee_state, dns_port4) == 8, "bee_state.dns_port4");
 _Static_assert(sizeof(struct bee_dns_orig) == 20, "bee_dns_orig size");
 

@@ -83,14 +83,16 @@ static size_t ninner;
 /* A per-session map (pack-format.md, "Per-session maps"): in the ELF a
  * hash of maps keyed by a 64-bit session id whose inner map has the
  * manifest's type, key size and flags, and is made of the manifest's
- * shape; or, for the manifest's array (per-CPU array) of one value, a
- * hash (per-CPU hash) of such values keyed by the session. */
+ * shape (bee_audit: an array of maps, the pool of rings, keyed by a
+ * ring's index); or, for the manifest's array (per-CPU array) of one
+ * value, a hash (per-CPU hash) of such values keyed by the session. */
 static int session_map(const char *path, struct bpf_map *map, const struct bee_mf_map *m)
 {
 	const char *name = bpf_map__name(map);
-	if (bpf_map__key_size(map) != 8)
+	bool pool = bpf_map__type(map) == BPF_MAP_TYPE_ARRAY_OF_MAPS;   /* bee_audit: the rings */
+	if (bpf_map__key_size(map) != (pool ? 4 : 8))
 		return fail(path, "map '%s': per session, but keyed by %u bytes", name, bpf_map__key_size(map));
-	if (bpf_map__type(map) != BPF_MAP_TYPE_HASH_OF_MAPS) {
+	if (!pool && bpf_map__type(map) != BPF_MAP_TYPE_HASH_OF_MAPS) {
 		bool percpu = strcmp(m->type, "percpu_array") == 0;
 		enum bpf_map_type want = percpu ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
 		if ((!percpu && strcmp(m->type, "array")) || bpf_map__type(map) != want ||
