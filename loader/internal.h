@@ -73,8 +73,12 @@ static inline int bee_fault(enum bee_stage st)
 /* Whole-file helpers: 0 or a negative errno. */
 int bee_write_file(const char *path, const char *text);          /* existing file, one write */
 int bee_read_file(const char *path, char **out, size_t *len);    /* malloc'ed, NUL-terminated */
-/* o as one line (taking it) with up to 4 descriptors (SCM_RIGHTS): 0 or -errno */
+/* o as one line (taking it) with up to BEE_SEND_FDS_MAX descriptors (SCM_RIGHTS): 0 or -errno */
 int bee_json_line_send(int fd, json_t *o, const int *fds, size_t nfds);
+/* One sendmsg of buf[0..len) with fds (at most BEE_SEND_FDS_MAX) as
+ * SCM_RIGHTS, again on EINTR: the bytes sent, or -errno. */
+#define BEE_SEND_FDS_MAX 8
+ssize_t bee_send_fds(int fd, const void *buf, size_t len, const int *fds, size_t nfds);
 /* Writes text to path atomically (a temporary beside it, then rename),
  * mode 0600. Not fsync'ed: what it records does not outlive a reboot. */
 int bee_write_atomic(const char *path, const char *text, size_t len);

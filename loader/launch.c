@@ -305,6 +305,7 @@ struct init_go {
 #define INIT_GO_STDIO 1u
 #define INIT_GO_RULESET 2u
 #define INIT_GO_MAXFDS 5
+_Static_assert(INIT_GO_MAXFDS <= BEE_SEND_FDS_MAX, "a go message's descriptors fit bee_send_fds");
 /* the tools one init runs at once; one more is refused (stage LAUNCH) */
 #define INIT_TOOLS_MAX 1024
 
@@ -982,21 +983,8 @@ static int init_ready(struct bee_init *in, struct bee_error *e)
 
 static int go_send(int sock, const struct init_go *go, const int *fds, size_t nfds)
 {
-	union {
-		char buf[CMSG_SPACE(INIT_GO_MAXFDS * sizeof(int))];
-		struct cmsghdr align;
-	} cm;
-	struct iovec iov = { .iov_base = (void *)go, .iov_len = sizeof(*go) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	memset(&cm, 0, sizeof(cm));
-	mh.msg_control = cm.buf;
-	mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(*go) ? 0 : -errno;
+	ssize_t w = bee_send_fds(sock, go, sizeof(*go), fds, nfds);
+	return w == (ssize_t)sizeof(*go) ? 0 : w < 0 ? (int)w : -EIO;
 }
 
 int bee_init_signal(struct bee_init *in, uint32_t id, int sig)

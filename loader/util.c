@@ -323,29 +323,16 @@ size_t bee_scm_fds(struct msghdr *mh, int *fds, size_t have, size_t max, bool *e
 /* Sends o as one line (taking it), with fds[0..nfds-1] (at most 4)
  * attached to its first bytes (SCM_RIGHTS): one sendmsg for the text and
  * its newline, one wake-up. 0 or -errno. */
-int bee_json_line_send(int fd, json_t *o, const int *fds, size_t nfds)
+ssize_t bee_send_fds(int fd, const void *buf, size_t len, const int *fds, size_t nfds)
 {
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	if (!text)
-		return -ENOMEM;
-	if (nfds > 4) {
-		free(text);
-		return -EINVAL;
-	}
-	size_t len = strlen(text);
-	char *line = realloc(text, len + 2);
-	if (!line) {
-		free(text);
-		return -ENOMEM;
-	}
-	line[len++] = '\n';
 	union {
-		char buf[CMSG_SPACE(4 * sizeof(int))];
+		char buf[CMSG_SPACE(BEE_SEND_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} cm;
+	if (nfds > BEE_SEND_FDS_MAX)
+		return -EINVAL;
 	memset(&cm, 0, sizeof(cm));
-	struct iovec iov = { .iov_base = line, .iov_len = len };
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 	if (nfds) {
 		mh.msg_control = cm.buf;
@@ -356,22 +343,34 @@ int bee_json_line_send(int fd, json_t *o, const int *fds, size_t nfds)
 		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
 		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
 	}
+	ssize_t w;
+	while ((w = sendmsg(fd, &mh, MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	return w < 0 ? -errno : w;
+}
+
+int bee_json_line_send(int fd, json_t *o, const int *fds, size_t nfds)
+{
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	if (!text)
+		return -ENOMEM;
+	size_t len = strlen(text);
+	char *line = realloc(text, len + 2);
+	if (!line) {
+		free(text);
+		return -ENOMEM;
+	}
+	line[len++] = '\n';
 	int err = 0;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = sendmsg(fd, &mh, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
+	for (size_t off = 0; off < len;) {
+		/* the descriptors ride with the first bytes */
+		ssize_t w = bee_send_fds(fd, line + off, len - off, off ? NULL : fds, off ? 0 : nfds);
 		if (w < 0) {
-			err = -errno;
+			err = (int)w;
 			break;
 		}
 		off += (size_t)w;
-		/* the descriptors rode with the first bytes */
-		iov.iov_base = line + off;
-		iov.iov_len = len - off;
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
 	}
 	free(line);
 	return err;

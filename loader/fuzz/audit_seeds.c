@@ -5,6 +5,7 @@
  * path, a path_len over the record, bytes that are not UTF-8, values no
  * enumerator has). Usage: audit_seeds DIR */
 #include "bee_audit.h"
+#include "seed_file.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -16,19 +17,7 @@
 static int seed_write_bytes(const char *dir, const char *name, const struct bee_audit_event *ev,
 			    size_t ev_bytes, const void *path, size_t path_bytes)
 {
-	char file[4096];
-	snprintf(file, sizeof(file), "%s/seed-%s", dir, name);
-	FILE *f = fopen(file, "wb");
-	if (!f) {
-		perror(file);
-		return -1;
-	}
-	int rc = fwrite(ev, 1, ev_bytes, f) == ev_bytes && fwrite(path, 1, path_bytes, f) == path_bytes ? 0 : -1;
-	if (fclose(f) != 0 || rc < 0) {
-		perror(file);
-		return -1;
-	}
-	return 0;
+	return seed_file(dir, name, ev, ev_bytes, path, path_bytes);
 }
 
 static int seed_write(const char *dir, const char *name, const struct bee_audit_event *ev,

@@ -3,6 +3,8 @@
  * seeds of the DNS fuzzer's corpus (tools/fuzz seed): a query, answers
  * with A and AAAA records, a CNAME chain, a CNAME loop, a truncated answer,
  * an NXDOMAIN, and upstream address texts. Usage: dns_seeds DIR */
+#include "seed_file.h"
+
 #include <ldns/ldns.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,19 +12,7 @@
 
 static int seed_write(const char *dir, const char *name, const void *data, size_t len)
 {
-	char file[4096];
-	snprintf(file, sizeof(file), "%s/seed-%s", dir, name);
-	FILE *f = fopen(file, "wb");
-	if (!f) {
-		perror(file);
-		return -1;
-	}
-	int rc = fwrite(data, 1, len, f) == len ? 0 : -1;
-	if (fclose(f) != 0 || rc < 0) {
-		perror(file);
-		return -1;
-	}
-	return 0;
+	return seed_file(dir, name, data, len, "", 0);
 }
 
 /* A message asking qname, answered by the records (zone-file lines). */
