@@ -834,10 +834,13 @@ static void format_float(double v, char *buf, size_t n)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	/* plain digits read better than an exponent for everyday magnitudes */
+	/* plain digits read better than an exponent for everyday magnitudes;
+	 * the exponent is the printed one (no libm: bee-load links this file,
+	 * and one more shared library is dear at each of its starts) */
 	double mag = fabs(v);
-	if (strchr(buf, 'e') && mag >= 1e-5 && mag < 1e16) {
-		int exp10 = (int)floor(log10(mag));
+	const char *e = strchr(buf, 'e');
+	if (e && mag >= 1e-5 && mag < 1e16) {
+		int exp10 = atoi(e + 1);
 		int decimals = prec - 1 - exp10;
 		snprintf(buf, n, "%.*f", decimals > 0 ? decimals : 0, v);
 	}

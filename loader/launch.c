@@ -15,6 +15,10 @@
  *   every signal blocked (it reads them from a signalfd)
  *   PR_SET_PDEATHSIG SIGKILL    bee-load's death kills init, and with pid 1 the
  *                               kernel kills the whole pid namespace
+ *   every disposition default   none of bee-load's (an ignored signal would
+ *                               stay ignored across a tool's exec)
+ *   the bounding set emptied    for every tool, which inherits it (init never
+ *                               execs)
  *   close_range                 nothing of bee-load's stays open in init
  *   unshare(CLONE_NEWCGROUP)    rooted at the session cgroup it is already in
  *   vm.memfd_noexec = 2         no memfd of the pid namespace can be executed
@@ -37,7 +41,8 @@
  *
  * The tool, in this order:
  *
- *   resets every signal disposition and unblocks every signal
+ *   resets init's signal handlers (every other disposition is at its
+ *   default in init already) and unblocks every signal
  *   a first message on the report socket: its pid, translated by the kernel
  *                               into bee-load's pid namespace (SCM_CREDENTIALS)
  *   setsid()                    a new session: no controlling terminal
@@ -50,8 +55,8 @@
  *                               that /proc/self is the tool's), or bpf-lsm's
  *                               hardening one
  *   securebits locked (NOROOT, NO_SETUID_FIXUP, KEEP_CAPS, NO_CAP_AMBIENT_RAISE)
- *   every capability dropped from the bounding set, ambient cleared,
- *   permitted/effective/inheritable emptied (capset)
+ *   ambient cleared, permitted/effective/inheritable emptied (capset); the
+ *   bounding set is empty from init (below)
  *   the seccomp filter          last: nothing after it needs a refused call
  *   close_range(3, ~0)          every inherited descriptor above 2
  *   execve, over the tool's PATH when argv[0] has no '/'
@@ -315,7 +320,6 @@ _Static_assert(INIT_GO_MAXFDS <= BEE_SEND_FDS_MAX, "a go message's descriptors f
 struct tool_plan {
 	struct bee_launch l;
 	struct exec_plan pl;
-	int last_cap;
 	uint32_t id;                /* named in the tool's tool_end */
 };
 
@@ -327,6 +331,7 @@ struct init_plan {
 	int status;                 /* the status pipe's writing end */
 	int memfd_noexec;           /* /proc/sys/vm/memfd_noexec, opened by bee-load; -1: none */
 	bool fault_namespace;       /* test builds: BEE_FAULT=namespace */
+	int last_cap;               /* /proc/sys/kernel/cap_last_cap */
 	const struct tool_plan *tp;
 };
 
@@ -404,8 +409,10 @@ static void tool_main(const struct tool_ctx *c)
 	int errfd = c->report;
 	sigset_t none;
 	sigemptyset(&none);
-	for (int s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);
+	/* init's handlers (every other signal is at its default in init) */
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		signal(forwarded[i], SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	close(c->status);
 	report_send(errfd, REPORT_HELLO, 0, "");
@@ -460,9 +467,7 @@ static void tool_main(const struct tool_ctx *c)
 					     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
 		  0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "securebits");
-	for (int cap = 0; cap <= c->tp->last_cap; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
-			child_fail(errfd, BEE_STAGE_LAUNCH, "capbset_drop");
+	/* the bounding set is empty already: init emptied its own (init_main) */
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
 		child_fail(errfd, BEE_STAGE_LAUNCH, "ambient");
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -667,6 +672,16 @@ static void init_main(const struct init_plan *ip)
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		child_fail(fd, BEE_STAGE_LAUNCH, "pdeathsig");
+	/* What every tool would otherwise undo at each start, once here: no
+	 * disposition of bee-load's (an ignored SIGPIPE would outlive the
+	 * tool's exec), and an empty bounding set, which init never needs
+	 * (it never execs) and every tool inherits (it is the cost of 41
+	 * credential changes a tool, 65 us here) */
+	for (int s = 1; s < NSIG; s++)
+		signal(s, SIG_DFL);
+	for (int cap = 0; cap <= ip->last_cap; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			child_fail(fd, BEE_STAGE_LAUNCH, "capbset_drop");
 	/* init holds nothing of bee-load's: its maps, its audit log and its
 	 * locks stay bee-load's alone */
 	int keep[3] = { ip->report, ip->status, ip->memfd_noexec }, nkeep = ip->memfd_noexec >= 0 ? 3 : 2;
@@ -821,7 +836,8 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 	in->arena = arena;
 	struct init_plan ip = { .mountns = spec->mountns, .filter = spec->filter,
 				.memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
-				.fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .tp = arena };
+				.fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .last_cap = cap_last(),
+				.tp = arena };
 	if (ip.memfd_noexec < 0 && errno != ENOENT) {
 		err = bee_fail(e, BEE_STAGE_NAMESPACE, -errno, "/proc/sys/vm/memfd_noexec: %s", strerror(errno));
 		goto out;
@@ -931,7 +947,7 @@ static int plan_copy(struct bee_init *in, const struct bee_launch *l, const stru
 	struct tool_plan *tp = plan_alloc(&a, sizeof(*tp));
 	if (!tp)
 		return -E2BIG;
-	*tp = (struct tool_plan){ .l = *l, .last_cap = cap_last() };
+	*tp = (struct tool_plan){ .l = *l };
 	tp->l.argv = (const char *const *)plan_strv(&a, l->argv, SIZE_MAX);
 	tp->l.envp = plan_strv(&a, (const char *const *)l->envp, SIZE_MAX);
 	tp->l.ruleset_fd = -1;      /* travels with the go (SCM_RIGHTS) */
