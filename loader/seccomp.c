@@ -3,8 +3,9 @@
  *
  * Built in bee-load before the clone with libseccomp from the groups of
  * runtime/bee_syscalls.h that the policy does not allow, and exported as
- * classic BPF into a buffer, so the tool only calls prctl(PR_SET_SECCOMP)
- * as its last step before close_range and exec. The default action allows:
+ * classic BPF into a buffer, which the session's init loads on itself
+ * (prctl(PR_SET_SECCOMP)) once its mounts are made: every tool inherits it
+ * at its clone. The default action allows:
  * the filter is a list of what no confined tool needs, not a whitelist
  * (Landlock and the BPF LSM programs decide the rest).
  *
