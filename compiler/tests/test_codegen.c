@@ -204,6 +204,12 @@ static bool per_session(const char *name)
 	return id >= 0 && (bee_map_props((enum bee_map_id)id) & BEE_MAPF_SESSION);
 }
 
+/* a hash of maps keyed by the session, or bee_audit's array of maps */
+static bool map_of_maps(const struct bpf_map *map)
+{
+	return bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS || bpf_map__type(map) == BPF_MAP_TYPE_ARRAY_OF_MAPS;
+}
+
 static enum bpf_map_type keyed_type(enum codegen_map_type t)
 {
 	return (enum bpf_map_type)t == BPF_MAP_TYPE_PERCPU_ARRAY ? BPF_MAP_TYPE_PERCPU_HASH : BPF_MAP_TYPE_HASH;
@@ -239,7 +245,7 @@ static struct bpf_object *elf_open(const struct codegen_result *r, const char *n
 			assert_int_equal(bpf_map__set_autocreate(map, false), 0);
 			continue;
 		}
-		if (per_session(m->name) && bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS) {
+		if (per_session(m->name) && map_of_maps(map)) {
 			/* the inner map's declared shape; its sizes are the table's */
 			const struct bpf_map *in = bpf_map__inner_map(map);
 			assert_non_null(in);
@@ -308,9 +314,13 @@ static void check_tables(struct bpf_object *obj, const struct codegen_result *r,
 			fail_msg("%s: map '%s' is not in codegen's table", name, bpf_map__name(map));
 		const struct codegen_map *m = &r->maps[i];
 		assert_string_equal(bpf_map__name(map), m->name);
-		if (per_session(m->name) && bpf_map__type(map) == BPF_MAP_TYPE_HASH_OF_MAPS) {
-			/* its inner map was checked by elf_open */
-			assert_int_equal(bpf_map__key_size(map), sizeof(uint64_t));
+		if (per_session(m->name) && map_of_maps(map)) {
+			/* its inner map was checked by elf_open; keyed by the
+			 * session, or (bee_audit, the load's pool of rings) by a
+			 * ring's index */
+			assert_int_equal(bpf_map__key_size(map), bpf_map__type(map) == BPF_MAP_TYPE_ARRAY_OF_MAPS
+									 ? sizeof(uint32_t)
+									 : sizeof(uint64_t));
 		} else if (per_session(m->name)) {
 			assert_int_equal(bpf_map__type(map), keyed_type(m->type));
 			assert_int_equal(bpf_map__key_size(map), sizeof(uint64_t));
