@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* ll_walk.c: the landlock backend's walk of the real tree (ll_walk.h). */
+/* ll_walk.c: the landlock backend's walk of the real tree (ll_walk.h).
+ *
+ * A mixed directory is listed, or, where few names can get anything, has
+ * those names looked up instead (see "a directory decided by looking
+ * names up" below): on ext2/3/4, tmpfs, btrfs and overlayfs, in a
+ * directory that neither folds case nor is encrypted, when the lookups
+ * cost less than the listing; anywhere else, or when a lookup fails other
+ * than with ENOENT, it is listed. Both give the same plan. */
 #include "ll_walk.h"
 #include "glob_prefix.h"
 #include "mem.h"
@@ -15,7 +22,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <linux/magic.h>
+#include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,8 +127,32 @@ static unsigned ll_step(const struct ll_auto *a, unsigned s, const char *p, size
 
 /* ---- the walk -------------------------------------------------------------------------- */
 
+/* The decision for a mixed directory whose "D/" states are f1, x1 with
+ * pending: list it, or look up its n names (names, each NUL-ended, in
+ * strcmp order). */
+struct ll_lookup {
+	unsigned f1, x1;
+	uint32_t pending;
+	bool list;
+	char *names;
+	size_t n;
+};
+
+struct ll_search;
+
+#define LL_NO_CLASS 0xffffu
+
 struct ll_walk {
 	struct ll_auto fs, ex;
+	/* the bytes a name holds (not NUL, not '/') in the classes both
+	 * automata agree on: jc_of[b] (LL_NO_CLASS for the others), and for
+	 * each its class in fs, in exec and its number of bytes */
+	uint16_t jc_of[256], jc_f[256], jc_x[256], jc_n[256];
+	unsigned njc;
+	bool list_all;                 /* opts->list_all: no lookups */
+	struct ll_lookup *lookups;     /* the decisions made, kept for the walk */
+	size_t nlookups, lookups_cap;
+	struct ll_search *search;      /* the search's space, reused */
 	const struct beec_ll_seed *seeds;
 	char **seed_paths;             /* sorted; seed_of[i] its seed */
 	size_t *seed_of, nseed_paths;
@@ -268,8 +304,307 @@ static size_t ll_seed_here(const struct ll_walk *w, size_t cur)
 	return cur;
 }
 
+/* ---- a directory decided by looking names up --------------------------------------------
+ *
+ * A mixed directory whose entries mostly get nothing ("/usr/bin/{sh,cat}"
+ * below a read of "/usr/ **": 18 names in 1,500) need not be listed. From
+ * the directory's "D/" states, an entry whose name ends in the pair of
+ * states (f2, x2) is quiet when ll_entry gives it nothing whatever it is:
+ * no rule and no narrowing as a file, as a directory that cannot be
+ * opened, and as one that can (whose ll_dir then adds nothing and reads
+ * nothing). When the names that do not end quiet are finitely many and
+ * few, each is looked up (fstatat) in sorted order instead of listing the
+ * directory, and what exists is decided by ll_entry as the listing would
+ * decide it: the same rules and narrowings in the same order, since the
+ * listing's other entries would get nothing.
+ *
+ * The names come from a search over the pairs reachable from "D/" over
+ * the bytes a name holds (not NUL, not '/'), grouped into the classes
+ * both automata agree on: a pair is live when a pair that is not quiet is
+ * reachable from it; a live pair on a cycle means endless names, and the
+ * directory is listed, as it is when the search meets too many pairs or
+ * finds too many names. Strongly connected components (Tarjan) give each
+ * pair's liveness and its count of names in one pass. The decision
+ * depends on (f1, x1, pending) alone and is kept for the walk. */
+#define LL_LOOKUP_NAMES 128   /* more names than this: listing is cheaper anyway */
+#define LL_LOOKUP_PAIRS 512   /* a search that meets more pairs gives up (lists) */
+
+/* Whether an entry in states (f2, x2), reached with pending, gets nothing
+ * from ll_entry, whatever its type (each branch of it and of ll_dir). */
+static bool ll_quiet(const struct ll_walk *w, unsigned f2, unsigned x2, uint32_t pending)
+{
+	/* a file, or an entry fstatat cannot type */
+	if ((w->fs.own[f2] | w->ex.own[x2]) & pending & LL_FILE_RIGHTS)
+		return false;
+	if ((w->ex.own[x2] & BEEC_LL_EXEC) && !(w->fs.own[f2] & BEEC_LL_READ))
+		return false;
+	/* a directory that cannot be opened */
+	if ((w->fs.any[f2] | w->ex.any[x2]) & pending & LL_FILE_RIGHTS)
+		return false;
+	/* a directory: what ll_dir would grant, narrow or walk */
+	uint32_t own = w->fs.own[f2] | w->ex.own[x2];
+	unsigned f1 = ll_step(&w->fs, f2, "/", 1), x1 = ll_step(&w->ex, x2, "/", 1);
+	uint32_t all = w->fs.all[f1] | w->ex.all[x1], any = w->fs.any[f1] | w->ex.any[x1];
+	if ((any & BEEC_LL_EXEC) && !(any & BEEC_LL_READ))
+		return false;
+	if (pending & any & LL_FILE_RIGHTS)   /* granted or mixed below */
+		return false;
+	if ((pending & BEEC_LL_LIST) && ((all | any | own) & BEEC_LL_READ))
+		return false;   /* a listing granted, narrowed or left to the directories below */
+	return true;
+}
+
+/* The search's graph: pairs of states, each with its successor over each
+ * joint byte class, created as met. */
+struct ll_search {
+	const struct ll_walk *w;
+	uint32_t pending;
+	size_t n;
+	uint16_t f[LL_LOOKUP_PAIRS], x[LL_LOOKUP_PAIRS];
+	uint32_t slot[2 * LL_LOOKUP_PAIRS];   /* hash of (f, x): node + 1, 0 empty */
+	uint16_t *succ;                       /* LL_LOOKUP_PAIRS * njc */
+	int index[LL_LOOKUP_PAIRS], low[LL_LOOKUP_PAIRS], next_index;
+	int stack[LL_LOOKUP_PAIRS], sp;
+	bool on_stack[LL_LOOKUP_PAIRS], quiet[LL_LOOKUP_PAIRS], live[LL_LOOKUP_PAIRS];
+	uint32_t count[LL_LOOKUP_PAIRS];      /* names from here ending not quiet, capped */
+	char *names;
+	size_t len, cap, nnames;
+	char name[NAME_MAX + 1];
+};
+
+/* The node of pair (f, x), added when new; -1 when the graph is full. */
+static int ll_search_node(struct ll_search *s, unsigned f, unsigned x)
+{
+	uint32_t key = (uint32_t)f << 16 | x, h = (key * 2654435761u) >> 22;   /* 10 bits */
+	for (;; h = (h + 1) & (2 * LL_LOOKUP_PAIRS - 1)) {
+		uint32_t v = s->slot[h];
+		if (!v)
+			break;
+		if (((uint32_t)s->f[v - 1] << 16 | s->x[v - 1]) == key)
+			return (int)v - 1;
+	}
+	if (s->n == LL_LOOKUP_PAIRS)
+		return -1;
+	s->f[s->n] = (uint16_t)f;
+	s->x[s->n] = (uint16_t)x;
+	s->index[s->n] = -1;
+	s->quiet[s->n] = ll_quiet(s->w, f, x, s->pending);
+	s->slot[h] = (uint32_t)++s->n;
+	return (int)s->n - 1;
+}
+
+static uint32_t ll_count_add(uint32_t a, uint64_t b)
+{
+	return a + b > LL_LOOKUP_NAMES ? LL_LOOKUP_NAMES + 1 : (uint32_t)(a + b);
+}
+
+/* Tarjan's step at node u: -1 to give up (too many pairs, or endless
+ * names: a live component with a cycle). A component is closed when all
+ * it reaches outside it is closed, so its liveness and counts are final. */
+static int ll_search_scc(struct ll_search *s, int u)
+{
+	const struct ll_walk *w = s->w;
+	s->index[u] = s->low[u] = s->next_index++;
+	s->stack[s->sp++] = u;
+	s->on_stack[u] = true;
+	for (unsigned c = 0; c < w->njc; c++) {
+		unsigned f = w->fs.next[(size_t)s->f[u] * w->fs.h->nclasses + w->jc_f[c]];
+		unsigned x = w->ex.next[(size_t)s->x[u] * w->ex.h->nclasses + w->jc_x[c]];
+		int v = ll_search_node(s, f, x);
+		if (v < 0)
+			return -1;
+		s->succ[(size_t)u * w->njc + c] = (uint16_t)v;
+		if (s->index[v] < 0) {
+			if (ll_search_scc(s, v) < 0)
+				return -1;
+			if (s->low[v] < s->low[u])
+				s->low[u] = s->low[v];
+		} else if (s->on_stack[v] && s->index[v] < s->low[u]) {
+			s->low[u] = s->index[v];
+		}
+	}
+	if (s->low[u] != s->index[u])
+		return 0;
+	/* u roots a component: the nodes above it on the stack */
+	int top = s->sp;
+	while (s->stack[--s->sp] != u)
+		;
+	bool live = false, cycle = top - s->sp > 1;
+	for (int i = s->sp; i < top; i++) {
+		int m = s->stack[i];
+		live |= !s->quiet[m];
+		for (unsigned c = 0; c < w->njc; c++) {
+			int v = s->succ[(size_t)m * w->njc + c];
+			cycle |= v == m;
+			live |= !s->on_stack[v] && s->live[v];
+		}
+	}
+	if (live && cycle)
+		return -1;
+	for (int i = s->sp; i < top; i++) {
+		s->on_stack[s->stack[i]] = false;
+		s->live[s->stack[i]] = live;
+	}
+	if (live) {   /* acyclic: u alone */
+		uint32_t n = !s->quiet[u];
+		for (unsigned c = 0; c < w->njc; c++) {
+			int v = s->succ[(size_t)u * w->njc + c];
+			if (s->live[v])
+				n = ll_count_add(n, (uint64_t)w->jc_n[c] * s->count[v]);
+		}
+		s->count[u] = n;
+	}
+	return 0;
+}
+
+/* The names below node u (the first depth bytes of s->name spelled),
+ * in byte order, which is strcmp's: a name before its extensions. */
+static int ll_search_names(struct ll_search *s, int u, size_t depth)
+{
+	const struct ll_walk *w = s->w;
+	for (unsigned b = 1; b < 256; b++) {
+		unsigned c = w->jc_of[b];
+		if (c == LL_NO_CLASS)
+			continue;
+		int v = s->succ[(size_t)u * w->njc + c];
+		if (!s->live[v])
+			continue;
+		if (depth == NAME_MAX)
+			return -1;   /* no entry has so long a name: left to the listing */
+		s->name[depth] = (char)b;
+		s->name[depth + 1] = '\0';
+		if (!s->quiet[v] && strcmp(s->name, ".") && strcmp(s->name, "..")) {
+			mem_grow((void **)&s->names, &s->cap, s->len + depth + 2, 1);
+			memcpy(s->names + s->len, s->name, depth + 2);
+			s->len += depth + 2;
+			s->nnames++;
+		}
+		if (ll_search_names(s, v, depth + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The decision for the "D/" states (f1, x1) with pending: a kept one, or
+ * a new search's. */
+static const struct ll_lookup *ll_lookup_of(struct ll_walk *w, unsigned f1, unsigned x1, uint32_t pending)
+{
+	for (size_t i = 0; i < w->nlookups; i++) {
+		const struct ll_lookup *l = &w->lookups[i];
+		if (l->f1 == f1 && l->x1 == x1 && l->pending == pending)
+			return l;
+	}
+	struct ll_search *s = w->search;
+	if (!s) {
+		s = w->search = xmalloc(sizeof(*s));
+		s->succ = xmalloc((size_t)LL_LOOKUP_PAIRS * (w->njc ? w->njc : 1) * sizeof(*s->succ));
+	}
+	s->w = w;
+	s->pending = pending;
+	s->n = 0;
+	s->next_index = 0;
+	s->sp = 0;
+	memset(s->slot, 0, sizeof(s->slot));
+	memset(s->on_stack, 0, sizeof(s->on_stack));
+	s->names = NULL;
+	s->len = s->cap = s->nnames = 0;
+	int start = ll_search_node(s, f1, x1);
+	bool ok = start >= 0 && ll_search_scc(s, start) == 0;
+	uint32_t total = 0;
+	for (unsigned c = 0; ok && c < w->njc; c++) {
+		int v = s->succ[(size_t)start * w->njc + c];
+		if (s->live[v])
+			total = ll_count_add(total, (uint64_t)w->jc_n[c] * s->count[v]);
+	}
+	ok = ok && total <= LL_LOOKUP_NAMES && ll_search_names(s, start, 0) == 0;
+	struct ll_lookup *l = VEC_PUSH(w->lookups, w->nlookups, w->lookups_cap);
+	*l = (struct ll_lookup){ .f1 = f1, .x1 = x1, .pending = pending, .list = !ok };
+	if (ok) {
+		l->names = s->names;
+		l->n = s->nnames;
+	} else {
+		free(s->names);
+	}
+	return l;
+}
+
 static int ll_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f, unsigned x, uint32_t pending,
 		  bool late_fs, int parent, const char *name);
+static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, unsigned char type,
+		    unsigned f, unsigned x, uint32_t pending, dev_t dev);
+
+/* Whether a lookup by name in the directory open as dfd finds what its
+ * listing holds, no more: file systems that look names up as they store
+ * them (not /proc, whose threads are found but not listed, nor one that
+ * mounts on lookup), and a directory that neither folds case (ext4 and
+ * tmpfs casefold: "SH" would find "sh") nor hides its names (fscrypt
+ * without the key). Any other: listed. */
+static bool ll_lookup_fs(int dfd)
+{
+	struct statfs sf;
+	if (fstatfs(dfd, &sf) < 0)
+		return false;
+	switch ((uint32_t)sf.f_type) {
+	case EXT4_SUPER_MAGIC:   /* ext2 and ext3 too */
+	case TMPFS_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case OVERLAYFS_SUPER_MAGIC:   /* refuses case-folding layers */
+		break;
+	default:
+		return false;
+	}
+	int flags = 0;
+	if (ioctl(dfd, FS_IOC_GETFLAGS, &flags) < 0)
+		return errno == ENOTTY;   /* no flags at all (tmpfs before 6.0): none folds */
+	return !(flags & (FS_CASEFOLD_FL | FS_ENCRYPT_FL));
+}
+
+/* Whether looking n names up in the directory open as dfd costs less
+ * than listing it: a lookup of a name not there costs about what two
+ * entries listed cost (fstatat 0.6 us; getdents, sorting and stepping an
+ * entry 0.3 us), and the directory's size, in bytes, roughly counts its
+ * entries (ext4 records of 12 bytes and more, tmpfs 20 a name, btrfs
+ * twice the names' bytes). It changes what is counted, never the plan. */
+static bool ll_lookup_pays(int dfd, size_t n)
+{
+	struct stat st;
+	if (n <= 8)
+		return true;
+	return fstat(dfd, &st) == 0 && (uint64_t)st.st_size / 32 >= 2 * n;
+}
+
+/* Mixed directory w->path (open as dfd) decided by looking up l's names:
+ * 1 when one cannot be looked up (then it is listed), else 0 or the
+ * walk's error. Every lookup is made before any entry is decided, so
+ * falling back to the listing repeats nothing. */
+static int ll_lookup_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f1, unsigned x1,
+			 uint32_t child, const struct ll_lookup *l)
+{
+	unsigned char type[LL_LOOKUP_NAMES];
+	const char *nm = l->names;
+	for (size_t i = 0; i < l->n; nm += strlen(nm) + 1, i++) {
+		struct stat st;
+		if (fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) == 0)
+			type[i] = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+		else if (errno == ENOENT)
+			type[i] = DT_UNKNOWN;   /* not there */
+		else
+			return 1;
+	}
+	w->plan->looked_up++;
+	w->plan->lookups += l->n;
+	int err = 0;
+	nm = l->names;
+	for (size_t i = 0; i < l->n && !err; nm += strlen(nm) + 1, i++) {
+		if (type[i] == DT_UNKNOWN)
+			continue;
+		w->plan->entries++;
+		if ((err = ll_budget(w, seed)) < 0)
+			break;
+		err = ll_entry(w, seed, dfd, nm, type[i], f1, x1, child, dev);
+	}
+	return err;
+}
 
 /* One entry of a mixed directory: its rights, for those pending. */
 static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, unsigned char type,
@@ -362,6 +697,12 @@ static int ll_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f
 		ll_narrow(w, seed, BEEC_LL_N_LATE, child);
 		return 0;
 	}
+	/* few names can get anything: look them up rather than list */
+	const struct ll_lookup *l = w->list_all ? NULL : ll_lookup_of(w, f1, x1, child);
+	if (l && !l->list && ll_lookup_pays(dfd, l->n) && ll_lookup_fs(dfd) &&
+	    (err = ll_lookup_dir(w, seed, dfd, dev, f1, x1, child, l)) != 1)
+		return err;
+	err = 0;   /* 1: a lookup failed, so listed after all */
 	char *buf;
 	struct ll_ent *v;
 	ssize_t n = ll_read_dir(dfd, &buf, &v);
@@ -427,6 +768,29 @@ static int ll_seed(struct ll_walk *w, size_t seed, const char *path)
 	}
 	close(fd);
 	return err;
+}
+
+/* The joint byte classes of a name's bytes (ll_walk.jc_*). */
+static void ll_classes_init(struct ll_walk *w)
+{
+	const uint8_t *cf = w->fs.h->class_of, *cx = w->ex.h->class_of;
+	w->njc = 0;
+	for (unsigned b = 0; b < 256; b++) {
+		w->jc_of[b] = LL_NO_CLASS;
+		if (b == 0 || b == '/')
+			continue;
+		unsigned c = 0;
+		while (c < w->njc && !(w->jc_f[c] == cf[b] && w->jc_x[c] == cx[b]))
+			c++;
+		if (c == w->njc) {
+			w->jc_f[c] = cf[b];
+			w->jc_x[c] = cx[b];
+			w->jc_n[c] = 0;
+			w->njc++;
+		}
+		w->jc_of[b] = (uint16_t)c;
+		w->jc_n[c]++;
+	}
 }
 
 static int narrow_cmp(const void *a, const void *b)
@@ -498,6 +862,9 @@ static int ll_walk_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *
 	free(idx);
 	ll_auto_init(&w.fs, fs, false);
 	ll_auto_init(&w.ex, exec, true);
+	ll_classes_init(&w);
+	w.list_all = opts && opts->sz >= offsetof(struct beec_ll_opts, list_all) + sizeof(opts->list_all) &&
+		     opts->list_all;
 	/* walk the outermost seeds: one below another is walked from it */
 	const char *top = NULL;
 	for (size_t i = 0; i < w.nseed_paths && !err; i++) {
@@ -508,6 +875,12 @@ static int ll_walk_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *
 	}
 	ll_auto_fini(&w.fs);
 	ll_auto_fini(&w.ex);
+	for (size_t i = 0; i < w.nlookups; i++)
+		free(w.lookups[i].names);
+	free(w.lookups);
+	if (w.search)
+		free(w.search->succ);
+	free(w.search);
 	free(w.seed_paths);
 	free(w.seed_of);
 out:

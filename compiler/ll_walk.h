@@ -16,6 +16,13 @@
  *                     file gets a rule with the mixed rights it is granted,
  *                     a directory is walked the same way
  *
+ * A mixed directory where the automata say that only a few names (at most
+ * 128, none endless) can get a rule or a narrowing ("/usr/bin/{sh,cat}"
+ * below a grant of all "/usr") is not listed: those names are looked up
+ * in sorted order, and what exists is decided as the listing would decide
+ * it, so the plan is the same rule for rule and narrowing for narrowing
+ * (ll_walk.c says when; opts.list_all turns it off).
+ *
  * Listing (Landlock's READ_DIR) follows the read right of the directory
  * listed, and Landlock extends it from a rule's directory to every
  * directory below it: so a directory gets it only when it and everything
@@ -109,9 +116,14 @@ struct beec_ll_narrowing {
 struct beec_ll_plan {
 	struct beec_ll_narrowing *narrow;   /* sorted by rule, then kind */
 	size_t nnarrow;
-	uint64_t entries;      /* directory entries visited */
-	uint64_t dirs;         /* directories read */
-	uint64_t symlinks;     /* symlinks met (never followed) */
+	/* entries visited: every entry of a directory listed, and each name
+	 * a lookup found (a mixed directory where few names can get anything
+	 * is not listed: those names are looked up, ll_walk.c) */
+	uint64_t entries;
+	uint64_t dirs;         /* directories listed */
+	uint64_t looked_up;    /* mixed directories decided by lookups instead */
+	uint64_t lookups;      /* names looked up in them (found or not) */
+	uint64_t symlinks;     /* symlinks among the entries visited (never followed) */
 	uint64_t dir_rules, file_rules, late_rules;
 	uint64_t ns;           /* time the walk took */
 	char err[1024];        /* why it failed */
@@ -129,6 +141,9 @@ struct beec_ll_opts {
 	/* whether the directory fd is on a file system the session mounts
 	 * anew (NULL: none is) */
 	bool (*late)(int fd);
+	/* list every mixed directory, looking no names up: the same plan
+	 * (what the tests compare), only slower */
+	bool list_all;
 };
 
 #define BEEC_LL_MAX_ENTRIES 2000000

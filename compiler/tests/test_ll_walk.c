@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The landlock walk's lookups (ll_walk.c): a mixed directory decided by
+ * looking its few names up gives exactly the plan its listing gives (the
+ * same rules, in the same order, and the same narrowings with the same
+ * counts and first paths). Seeded trees of files, directories, symlinks
+ * and fifos whose names match and nearly match literal alternatives,
+ * under seeded policies of literals, braces, '*', '?', classes, '**' and
+ * denies inside grants, each walked twice: with lookups and with
+ * opts.list_all; as root, once more as nobody. BEE_SEED=N replays a run. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "diag.h"
+#include "libbeec.h"
+#include "seed.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmp[PATH_MAX];   /* realpath of a mkdtemp under /tmp: short */
+
+/* what a walk gave: each rule as a line, in the order emitted */
+struct got {
+	char **rule;
+	size_t n, cap;
+};
+
+static int got_rule(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name)
+{
+	struct got *g = ctx;
+	(void)dirfd;
+	(void)name;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->rule = realloc(g->rule, g->cap * sizeof(*g->rule));
+		assert_non_null(g->rule);
+	}
+	char line[PATH_MAX + 64];
+	snprintf(line, sizeof(line), "%s rights=%#x dir=%d late=%d rule=%u", r->path, r->rights, r->dir, r->late,
+		 r->rule);
+	g->rule[g->n] = strdup(line);
+	assert_non_null(g->rule[g->n++]);
+	return 0;
+}
+
+static void got_fini(struct got *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->rule[i]);
+	free(g->rule);
+	memset(g, 0, sizeof(*g));
+}
+
+struct totals {
+	unsigned policies, looked_up, listed_only, rules;
+};
+
+/* The plan of the policy text with lookups and without: equal. */
+static void same_plan(const char *text, const char *what, struct totals *t)
+{
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/policy.toml", tmp);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	struct beec_policy p = { 0 };
+	struct diag_ctx dc;
+	diag_init(&dc);
+	int err = beec_policy__load(&p, path, NULL, &dc);
+	if (!err)
+		err = beec_policy__lower(&p, NULL, &dc);
+	diag_fini(&dc);
+	if (err) {   /* a seeded policy the compiler refuses: not a walk's case */
+		beec_policy__fini(&p);
+		return;
+	}
+	struct got a = { 0 }, b = { 0 };
+	struct beec_ll_plan pa, pb;
+	struct beec_ll_opts oa = { .sz = sizeof(oa) }, ob = { .sz = sizeof(ob), .list_all = true };
+	int ea = beec_policy__ll_walk(&p, &oa, got_rule, &a, &pa);
+	int eb = beec_policy__ll_walk(&p, &ob, got_rule, &b, &pb);
+	if (ea != eb || a.n != b.n || pa.nnarrow != pb.nnarrow)
+		fprintf(stderr, "%s: %d/%d rules %zu/%zu narrowings %zu/%zu\n%s", what, ea, eb, a.n, b.n, pa.nnarrow,
+			pb.nnarrow, text);
+	assert_int_equal(ea, eb);
+	for (size_t i = 0; i < a.n && i < b.n; i++) {
+		if (strcmp(a.rule[i], b.rule[i]))
+			fprintf(stderr, "%s: rule %zu: '%s', listed '%s'\n%s", what, i, a.rule[i], b.rule[i], text);
+		assert_string_equal(a.rule[i], b.rule[i]);
+	}
+	assert_int_equal(a.n, b.n);
+	assert_int_equal(pa.nnarrow, pb.nnarrow);
+	for (size_t i = 0; i < pa.nnarrow; i++) {
+		const struct beec_ll_narrowing *x = &pa.narrow[i], *y = &pb.narrow[i];
+		if (x->kind != y->kind || x->count != y->count || strcmp(x->path, y->path))
+			fprintf(stderr, "%s: narrowing %zu: %s %" PRIu64 " '%s', listed %s %" PRIu64 " '%s'\n%s", what,
+				i, beec_ll__narrow_name(x->kind), x->count, x->path, beec_ll__narrow_name(y->kind),
+				y->count, y->path, text);
+		assert_int_equal(x->rule, y->rule);
+		assert_int_equal(x->kind, y->kind);
+		assert_int_equal(x->rights, y->rights);
+		assert_int_equal(x->count, y->count);
+		assert_string_equal(x->path, y->path);
+	}
+	/* the switch lists every mixed directory */
+	assert_int_equal(pb.looked_up, 0);
+	assert_int_equal(pb.lookups, 0);
+	t->policies++;
+	t->looked_up += pa.looked_up ? 1 : 0;
+	t->listed_only += pa.looked_up ? 0 : 1;
+	t->rules += (unsigned)a.n;
+	got_fini(&a);
+	got_fini(&b);
+	beec_ll_plan__fini(&pa);
+	beec_ll_plan__fini(&pb);
+	beec_policy__fini(&p);
+}
+
+static void put(const char *rel, mode_t mode)
+{
+	char p[PATH_MAX + 600];
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(chmod(p, mode), 0);
+}
+
+static void mk(const char *rel)
+{
+	char p[PATH_MAX + 600];
+	snprintf(p, sizeof(p), "%s/%s", tmp, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+/* ---- a big directory with few names granted: looked up ---------------------------------- */
+
+static void test_big_dir(void **state)
+{
+	(void)state;
+	mk("big");
+	mk("big/bin");
+	mk("big/bin/sh.d");
+	char rel[64];
+	for (int i = 0; i < 1500; i++) {
+		snprintf(rel, sizeof(rel), "big/bin/t%04d", i);
+		put(rel, 0755);
+	}
+	put("big/bin/sh", 0755);
+	put("big/bin/cat", 0755);
+	put("big/bin/shx", 0755);
+	put("big/bin/ca", 0755);
+	put("big/bin/SH", 0755);
+	char text[3 * PATH_MAX];
+	snprintf(text, sizeof(text),
+		 "version = 1\nname = \"big\"\n[fs]\nread = [\"%s/big/**\"]\n"
+		 "[exec]\nallow = [\"%s/big/bin/{sh,cat,dash,sh.d}\"]\n",
+		 tmp, tmp);
+	struct totals t = { 0 };
+	same_plan(text, "big", &t);
+	assert_int_equal(t.policies, 1);
+	assert_int_equal(t.looked_up, 1);
+	/* the counters say it: bin is not listed, its four names looked up */
+	struct beec_policy p = { 0 };
+	struct diag_ctx dc;
+	diag_init(&dc);
+	char path[PATH_MAX + 16];
+	snprintf(path, sizeof(path), "%s/policy.toml", tmp);
+	assert_int_equal(beec_policy__load(&p, path, NULL, &dc), 0);
+	assert_int_equal(beec_policy__lower(&p, NULL, &dc), 0);
+	diag_fini(&dc);
+	struct beec_ll_plan pl;
+	struct beec_ll_opts o = { .sz = sizeof(o) };
+	assert_int_equal(beec_policy__ll_walk(&p, &o, NULL, NULL, &pl), 0);
+	/* bin is looked up, not listed: sh, cat, dash, sh.d and their
+	 * prefixes (an unopenable directory "c" would be narrowed for what
+	 * names starting with it are granted, as the listing narrows it) */
+	assert_int_equal(pl.looked_up, 1);
+	assert_int_equal(pl.lookups, 11);
+	assert_int_equal(pl.entries, 1 + 4);   /* big's bin; ca, cat, sh, sh.d in bin */
+	assert_int_equal(pl.dirs, 1);          /* big (every directory below lists itself) */
+	beec_ll_plan__fini(&pl);
+	beec_policy__fini(&p);
+}
+
+/* ---- seeded trees and policies ---------------------------------------------------------- */
+
+/* names that match, nearly match and do not match the patterns below */
+static const char *const names[] = {
+	"a",	"ab",	 "abc",	  "b",	  "ba",	   "sh",    "bash",	"dash", "cat",	 "ca",
+	"cats", "x.pem", "a.pem", "key.pem", ".hidden", "A",	   "SH",	"lib",	"lib64", "libc.so.6",
+	"ld.so", "[x]",	 "{a}",	  "a b",  "\xc3\xa9", "z-1",	 "ls",	"shh",	"s",	 "..a",
+};
+
+/* segments that name finitely many entries (the lookups' case) and ones
+ * that do not (the listing's) */
+static const char *const few[] = {
+	"a",	 "ab",	     "sh",	"cat",	      "lib",	  "x.pem",	   "{sh,bash,cat}",
+	"{a,ab,abc}", "?",   "[ab]",	"ca?",	      "{lib,lib64}", "{x.pem,a}",  "s[h-z]",
+	"{sh,ls,cat,dash}", "{a,b}{,b,c}", "\xc3\xa9", ".hidden", "{ca,cats}", "[!a]",
+};
+static const char *const endless[] = { "*", "a*", "*.pem", "**", "lib*", "[!a]*", "*a" };
+
+#define RND(n) ((unsigned)(test_rng_next(&rng) % (n)))
+
+static void grow(uint64_t *seed, const char *rel, int depth)
+{
+	uint64_t rng = *seed;
+	unsigned k = 2 + RND(depth ? 8 : 14);
+	for (unsigned i = 0; i < k; i++) {
+		const char *nm = names[RND(sizeof(names) / sizeof(*names))];
+		char sub[512], p[PATH_MAX + 520];
+		snprintf(sub, sizeof(sub), "%s/%s", rel, nm);
+		snprintf(p, sizeof(p), "%s/%s", tmp, sub);
+		struct stat st;
+		if (lstat(p, &st) == 0)
+			continue;
+		unsigned what = RND(20);
+		if (what < 9) {
+			put(sub, RND(3) ? 0644 : 0755);
+		} else if (what < 15 && depth < 3) {
+			mk(sub);
+			*seed = rng;
+			grow(seed, sub, depth + 1);
+			rng = *seed;
+			if (RND(5) == 0)   /* listed but not searched (for one not root) */
+				assert_int_equal(chmod(p, 0555 & ~0111), 0);
+			else if (RND(4) == 0)
+				assert_int_equal(chmod(p, 0111), 0);
+		} else if (what < 19) {
+			const char *to = RND(2) ? names[RND(sizeof(names) / sizeof(*names))] : "/nowhere";
+			assert_int_equal(symlink(to, p), 0);
+		} else {
+			assert_int_equal(mkfifo(p, 0644), 0);
+		}
+	}
+	*seed = rng;
+}
+
+static void glob_of(uint64_t *seed, const char *top, char *out, size_t len)
+{
+	uint64_t rng = *seed;
+	unsigned nseg = 1 + RND(3);
+	int n = snprintf(out, len, "%s", top);
+	for (unsigned i = 0; i < nseg; i++)
+		n += snprintf(out + n, len - (size_t)n, "/%s",
+			      RND(5) ? few[RND(sizeof(few) / sizeof(*few))]
+				     : endless[RND(sizeof(endless) / sizeof(*endless))]);
+	if (RND(4) == 0)
+		snprintf(out + n, len - (size_t)n, "/**");
+	*seed = rng;
+}
+
+static void list_of(uint64_t *seed, const char *top, const char *key, unsigned max, char *out, size_t len)
+{
+	uint64_t rng = *seed;
+	unsigned k = RND(max + 1);
+	size_t n = strlen(out);
+	if (!k) {
+		*seed = rng;
+		return;
+	}
+	n += (size_t)snprintf(out + n, len - n, "%s = [", key);
+	for (unsigned i = 0; i < k; i++) {
+		char g[PATH_MAX];
+		*seed = rng;
+		if (!strcmp(key, "deny") && RND(4) == 0)
+			snprintf(g, sizeof(g), "**/%s", few[RND(sizeof(few) / sizeof(*few))]);
+		else if (RND(5) == 0)   /* uniform below: exec without read, lists of each directory */
+			snprintf(g, sizeof(g), "%s/**", top);
+		else
+			glob_of(seed, top, g, sizeof(g));
+		rng = *seed;
+		n += (size_t)snprintf(out + n, len - n, "%s\"%s\"", i ? ", " : "", g);
+	}
+	snprintf(out + n, len - n, "]\n");
+	*seed = rng;
+}
+
+static void test_seeded(void **state)
+{
+	(void)state;
+	uint64_t rng = test_seed("test_ll_walk", 0);
+	long cases = test_cases(1200);
+	struct totals t = { 0 };
+	for (int tree = 0; tree < 4; tree++) {
+		char top[64], abs_top[PATH_MAX + 80];
+		snprintf(top, sizeof(top), "t%d", tree);
+		mk(top);
+		grow(&rng, top, 0);
+		snprintf(abs_top, sizeof(abs_top), "%s/%s", tmp, top);
+		for (long c = 0; c < cases / 4; c++) {
+			char text[16384] = "version = 1\nname = \"seeded\"\n[fs]\n";
+			list_of(&rng, abs_top, "read", 3, text, sizeof(text));
+			list_of(&rng, abs_top, "write", 2, text, sizeof(text));
+			list_of(&rng, abs_top, "deny", 2, text, sizeof(text));
+			strcat(text, "[exec]\n");
+			list_of(&rng, abs_top, "allow", 3, text, sizeof(text));
+			char what[64];
+			snprintf(what, sizeof(what), "tree %d case %ld", tree, c);
+			same_plan(text, what, &t);
+		}
+	}
+	fprintf(stderr, "test_ll_walk: %u policies walked (%u with lookups, %u listed only), %u rules\n",
+		t.policies, t.looked_up, t.listed_only, t.rules);
+	/* no vacuous run: both kinds of directory met, rules made */
+	assert_true(t.policies >= (unsigned)(cases / 4));
+	assert_true(t.looked_up > 0);
+	assert_true(t.listed_only > 0);
+	assert_true(t.rules > 0);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	char t[] = "/tmp/bee-llwalk-test.XXXXXX";
+	if (!mkdtemp(t) || !realpath(t, tmp))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[2 * PATH_MAX + 64];
+	snprintf(cmd, sizeof(cmd), "chmod -R u+rwx '%s' && rm -rf '%s'", tmp, tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_big_dir),
+		cmocka_unit_test(test_seeded),
+	};
+	int rc = cmocka_run_group_tests(tests, setup, teardown);
+	if (geteuid() || getenv("BEE_LLWALK_NOBODY"))
+		return rc;
+	/* again as nobody: directories it cannot open (the walk's unreadable)
+	 * or list and not search (a lookup refused: listed), which root's
+	 * CAP_DAC_OVERRIDE never meets */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		setenv("BEE_LLWALK_NOBODY", "1", 1);
+		if (setgroups(0, NULL) == 0 && setgid(65534) == 0 && setuid(65534) == 0)
+			execv("/proc/self/exe", argv);
+		perror("test_ll_walk: as nobody");
+		_exit(127);
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		rc |= 1;
+	return rc;
+}
