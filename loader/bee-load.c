@@ -980,9 +980,10 @@ static void plan_text(const char *pack, int abi, const struct beec_ll_rules *rs,
 {
 	char buf[64];
 	printf("landlock plan of '%s' on this host (Landlock ABI %d)\n", pack, abi);
-	printf("walk: %llu entries, %llu directories read, %llu symlinks (not followed), %.1f ms\n",
-	       (unsigned long long)p->entries, (unsigned long long)p->dirs, (unsigned long long)p->symlinks,
-	       (double)p->ns / 1e6);
+	printf("walk: %llu entries, %llu directories read, %llu looked up by %llu names, %llu symlinks (not "
+	       "followed), %.1f ms\n",
+	       (unsigned long long)p->entries, (unsigned long long)p->dirs, (unsigned long long)p->looked_up,
+	       (unsigned long long)p->lookups, (unsigned long long)p->symlinks, (double)p->ns / 1e6);
 	printf("rules: %llu on directories, %llu on files, %llu late (added by the session's init on its own "
 	       "/proc or cgroup2)\n",
 	       (unsigned long long)p->dir_rules, (unsigned long long)p->file_rules,
@@ -1026,6 +1027,8 @@ static int plan_json(const char *pack, int abi, const struct beec_ll_rules *rs, 
 	json_object_set_new(root, "abi", json_integer(abi));
 	json_object_set_new(root, "entries", json_integer((json_int_t)p->entries));
 	json_object_set_new(root, "dirs", json_integer((json_int_t)p->dirs));
+	json_object_set_new(root, "looked_up", json_integer((json_int_t)p->looked_up));
+	json_object_set_new(root, "lookups", json_integer((json_int_t)p->lookups));
 	json_object_set_new(root, "symlinks", json_integer((json_int_t)p->symlinks));
 	json_object_set_new(root, "ms", json_real((double)p->ns / 1e6));
 	json_object_set_new(root, "dir_rules", json_integer((json_int_t)p->dir_rules));
