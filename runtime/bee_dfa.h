@@ -12,20 +12,33 @@
  *   __u32 perms[nstates]               permission bits of each state
  *   __u16 next[nstates * nclasses]     transitions, row per state
  *
- * and, when the header's hops is 1, the same transitions as the walk in
- * BPF wants them (at bee_dfa_hops_off, right after next[]):
+ * and, when the header's hops is not 0, the same transitions as the walk
+ * in BPF wants them (at bee_dfa_hops_off, right after next[]), in one of
+ * two forms:
  *
+ *   hops 2 (BEE_DFA_HOPS_ABS), for an image of at most about 64 KiB:
+ *   __u16 hops[nstates][nclasses + 1]  per state: its stop mark (0xfffe
+ *                                      minus its number), then for each
+ *                                      class where the next state's row
+ *                                      starts, in bytes from the image's
+ *                                      first byte, or BEE_DFA_HOP_DEAD
+ *   __u8  pad[2 * (256 - nclasses)]    zero: room for the widest column
+ *
+ *   hops 1 (BEE_DFA_HOPS_REL), for a bigger one (hops[] within 64 KiB):
  *   __u16 hops[nstates][nclasses + 1]  per state: its number, then for each
  *                                      class where the next state's row
  *                                      starts, in bytes from hops[0][0], or
- *                                      BEE_DFA_HOP_DEAD for the dead state
+ *                                      BEE_DFA_HOP_DEAD
  *
  * A step over next[] multiplies the state by the row length and tests for
- * the dead state before its load; a step over hops[] is one add and one
- * load, and a hop to the dead state leaves the image, so the bounds check
- * the load needs anyway ends the walk there. hops[] is derived from next[]
+ * the dead state before its load; a step over hops 1 is two adds (row and
+ * column, then the image) and one load; a step over hops 2 is one add
+ * (the row to a pointer made from the column off the chain) and one load.
+ * In both, a hop to the dead state, and in hops 2 the stop mark that the
+ * step past the end reads, are past every row, so the bounds check the
+ * load needs anyway ends the walk there. hops[] is derived from next[]
  * and must agree with it everywhere (bee_dfa_image_check proves it), so
- * either table gives the same walk; bee_dfa_walk takes hops[] when the
+ * any table gives the same walk; bee_dfa_walk takes hops[] when the
  * header's size counts it.
  *
  * State 0 is the start. Byte 0 never leads anywhere but to a state without
@@ -69,26 +82,69 @@ static inline __u32 bee_dfa_image_size(__u32 nstates, __u32 nclasses)
 	return (__u32)sizeof(struct bee_dfa_hdr) + nstates * 4 + nstates * nclasses * 2;
 }
 
-/* A hop to the dead state. The writer keeps hops[] within
- * BEE_DFA_HOPS_MAX bytes, so this is past the image from any column. */
+/* hdr.hops: the form of hops[] after next[] (see the top of this file) */
+#define BEE_DFA_HOPS_NONE 0u
+#define BEE_DFA_HOPS_REL 1u
+#define BEE_DFA_HOPS_ABS 2u
+
+/* A hop to the dead state. The writer keeps hops 1 within
+ * BEE_DFA_HOPS_MAX bytes, so this is past the image from any column, and
+ * hops 2 images below BEE_DFA_ABS_LIMIT bytes, so it is past every row. */
 #define BEE_DFA_HOP_DEAD 0xffffu
 #define BEE_DFA_HOPS_MAX 0x10000u
+
+/* hops 2: a row's widest reach, from its first slot to the column of
+ * class 255 (what the verifier must allow from any row), and the bound on
+ * image bytes plus states that keeps every stop mark past every row. */
+#define BEE_DFA_ABS_REACH 512u
+#define BEE_DFA_ABS_LIMIT (0xfffeu + BEE_DFA_ABS_REACH + 2u)
 
 static inline __u64 bee_dfa_hops_off(__u64 nstates, __u64 nclasses)
 {
 	return bee_dfa_image_size((__u32)nstates, (__u32)nclasses);   /* 2-aligned */
 }
 
-/* Bytes of hops[]; the writer adds it only up to BEE_DFA_HOPS_MAX. */
+/* Bytes of the rows of hops[] (either form). */
 static inline __u64 bee_dfa_hops_size(__u64 nstates, __u64 nclasses)
 {
 	return nstates * (nclasses + 1) * 2;
 }
 
-/* Bytes of a whole image. */
+/* Bytes of hops 2's zero tail: the last row's reach stays inside the image. */
+static inline __u64 bee_dfa_abs_pad(__u64 nclasses)
+{
+	return nclasses < 256 ? (256 - nclasses) * 2 : 0;
+}
+
+/* Bytes of a whole image with hops[] of form hops. */
 static inline __u64 bee_dfa_image_size_hops(__u64 nstates, __u64 nclasses, __u64 hops)
 {
-	return bee_dfa_hops_off(nstates, nclasses) + (hops ? bee_dfa_hops_size(nstates, nclasses) : 0);
+	__u64 n = bee_dfa_hops_off(nstates, nclasses);
+	if (hops == BEE_DFA_HOPS_ABS)
+		return n + bee_dfa_hops_size(nstates, nclasses) + bee_dfa_abs_pad(nclasses);
+	if (hops == BEE_DFA_HOPS_REL)
+		return n + bee_dfa_hops_size(nstates, nclasses);
+	return n;
+}
+
+/* Whether an automaton may carry hops[] of form hops. hops 2 needs every
+ * row offset and stop mark in 16 bits, the marks past the rows; hops 1 is
+ * for what hops 2 cannot hold (bee_dfa_walk takes it only then). */
+static inline int bee_dfa_hops_fit(__u64 nstates, __u64 nclasses, __u64 hops)
+{
+	if (hops == BEE_DFA_HOPS_ABS)
+		return nclasses <= 256 &&
+		       bee_dfa_image_size_hops(nstates, nclasses, hops) + nstates <= BEE_DFA_ABS_LIMIT;
+	if (hops == BEE_DFA_HOPS_REL)
+		return bee_dfa_hops_size(nstates, nclasses) <= BEE_DFA_HOPS_MAX &&
+		       bee_dfa_image_size_hops(nstates, nclasses, hops) > BEE_DFA_ABS_LIMIT;
+	return 0;
+}
+
+/* hops 2: the first slot of a row, which the step past the end reads. */
+static inline __u32 bee_dfa_abs_mark(__u32 state)
+{
+	return 0xfffeu - state;
 }
 
 /* Pointers into an image, for the writer and for code that has checked the
@@ -226,16 +282,68 @@ static __always_inline __u32 bee_dfa_walk_hops(const struct bee_dfa_hdr *h, __u3
 	return bee_dfa_load16(base + at);   /* the row's first slot: its state */
 }
 
+/* The walk over hops 2: per byte, a pointer to the column is made from the
+ * path alone (off the chain of dependent loads), and the chain is one add
+ * (the row, a 16-bit offset from the image's first byte) and one 16-bit
+ * load. The verifier bounds the load by the pointer's reach (at most
+ * BEE_DFA_ABS_REACH) and by the row, which the one branch a byte compares
+ * with a constant. That branch also ends the walk: a hop to the dead state
+ * is past every row, and so is the stop mark in a row's first slot, which
+ * the step past the end reads (its column is 0). */
+static __always_inline __u32 bee_dfa_walk_abs(const struct bee_dfa_hdr *h, __u32 value_size,
+					      const __u8 *s, __u32 len)
+{
+	const __u8 *base = (const __u8 *)h;
+	/* the last row a hop may name: its reach ends at the image's end. A
+	 * constant in BPF, so the verifier bounds each row by it. */
+	__u64 last = (__u64)value_size - BEE_DFA_ABS_REACH - 2;
+	__u64 row = bee_dfa_hops_off(h->nstates, h->nclasses);   /* state 0's */
+	__u64 live = 1;   /* of the step that loaded row: 0 past the end */
+
+	/* the load of step len always stops the walk, so the loop only ever
+	 * leaves by the break, or right after that load when len is the
+	 * longest */
+	for (__u32 i = 0; i < BEE_PATH_MAX; i++) {
+		if (row > last)
+			break;
+		__u64 d = (__u64)i - len;
+		bee_dfa_barrier_var(d);
+		/* 2^63 - 1 up to the end of s, then 0: a mask for the index and
+		 * the column, which are smaller. Not all ones: a newer verifier
+		 * forks its state on an AND with a sign (0 or -1), which would
+		 * double the states a byte leaves pending. */
+		live = (__u64)((__s64)d >> 63) >> 1;
+		bee_dfa_barrier_var(live);
+		/* past the end s[i] may not exist, so s[0] is read there, and
+		 * the column is the row's first slot */
+		__u64 col = ((__u64)h->class_of[s[i & live]] * 2 + 2) & live;
+		bee_dfa_barrier_var(col);
+		const __u8 *p = base + col;
+		bee_dfa_barrier_var(p);
+		row = bee_dfa_load16(p + row);
+	}
+	if (row == BEE_DFA_HOP_DEAD)
+		return h->dead;
+	/* stopped before the end, or on a mark of no state: the image is not
+	 * one the check accepted. (Nothing here depends on the step that
+	 * stopped, so the verifier takes every exit for one.) */
+	__u64 state = 0xfffeu - row;
+	if (live || row <= last || state >= h->nstates)
+		return BEE_DFA_STATE_INVALID;
+	return (__u32)state;
+}
+
 /* The state reached over s[0..len), len <= BEE_PATH_MAX - 1 (a longer len
  * gives BEE_DFA_STATE_INVALID: callers deny it first, see bee_dfa_match).
  * s holds len readable bytes; in BPF its buffer holds BEE_PATH_MAX.
  *
  * hops[] is walked only when the size field counts it and the buffer is
  * exactly the image (a map sized by codegen, h->size on the host): a live
- * revoke that replaces next[] (loader/revoke.c, bee_narrow_replace) keeps
- * the header's hops but sets the size of header and next[], and the walk
- * then takes next[]; so does a buffer with room beyond the image, where a
- * hop to the dead state could land inside it. */
+ * revoke that replaces next[] (loader/revoke.c, bee_narrow_replace) writes
+ * a header of hops 0 and the size of header and next[], and the walk then
+ * takes next[]; so does a buffer with room beyond the image, where a stop
+ * could land inside it. Which form is read depends on value_size, a
+ * constant in BPF, so the verifier sees two walks, not three. */
 static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 value_size,
 					  const __u8 *s, __u32 len)
 {
@@ -243,9 +351,18 @@ static __always_inline __u32 bee_dfa_walk(const struct bee_dfa_hdr *h, __u32 val
 		return BEE_DFA_STATE_INVALID;
 	if (len == 0)
 		return 0;
-	if (h->hops == 1 && h->size == value_size &&
-	    h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, 1))
-		return bee_dfa_walk_hops(h, value_size, s, len);
+	/* value_size first: a constant in BPF, so the verifier prunes the
+	 * form that cannot be there (an image of hops 2 holds at least a
+	 * row's reach) */
+	if (value_size >= sizeof(*h) + BEE_DFA_ABS_REACH + 2 && value_size <= BEE_DFA_ABS_LIMIT) {
+		if (h->hops == BEE_DFA_HOPS_ABS && h->size == value_size &&
+		    h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, BEE_DFA_HOPS_ABS))
+			return bee_dfa_walk_abs(h, value_size, s, len);
+	} else if (value_size > BEE_DFA_ABS_LIMIT) {
+		if (h->hops == BEE_DFA_HOPS_REL && h->size == value_size &&
+		    h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, BEE_DFA_HOPS_REL))
+			return bee_dfa_walk_hops(h, value_size, s, len);
+	}
 	return bee_dfa_walk_next(h, value_size, s, len);
 }
 
@@ -295,30 +412,48 @@ enum bee_dfa_image_error {
 	BEE_DFA_ERR_HOPS = -7,     /* hops[] too big, or not next[] as offsets */
 };
 
-/* The hop to state t. */
+/* The hop to state t in hops[] of the header's form. */
 static inline __u32 bee_dfa_hop(const struct bee_dfa_hdr *h, __u32 t)
 {
 	if (t == h->dead)
 		return BEE_DFA_HOP_DEAD;
-	return t * ((__u32)h->nclasses + 1) * 2;
+	__u32 row = t * ((__u32)h->nclasses + 1) * 2;
+	if (h->hops == BEE_DFA_HOPS_ABS)
+		row += (__u32)bee_dfa_hops_off(h->nstates, h->nclasses);
+	return row;
 }
 
-/* hops[] says what next[] says (next[] checked first). */
+/* The first slot of state st's row in hops[] of the header's form. */
+static inline __u32 bee_dfa_hops_lead(const struct bee_dfa_hdr *h, __u32 st)
+{
+	return h->hops == BEE_DFA_HOPS_ABS ? bee_dfa_abs_mark(st) : st;
+}
+
+/* hops[] says what next[] says (next[] checked first), each row leads
+ * with its slot, and hops 2's tail is zero. With bee_dfa_hops_fit, what
+ * bee_dfa_walk_abs needs follows: every hop but the dead one is a row at
+ * most value_size - 2 - BEE_DFA_ABS_REACH from the start, and every stop
+ * mark and the dead hop are past that. */
 static inline int bee_dfa_hops_check(const struct bee_dfa_hdr *h)
 {
 	__u32 ns = h->nstates, ncl = h->nclasses;
-	if (bee_dfa_hops_size(ns, ncl) > BEE_DFA_HOPS_MAX)
+	if (!bee_dfa_hops_fit(ns, ncl, h->hops))
 		return BEE_DFA_ERR_HOPS;
 	const __u16 *next = bee_dfa_next(h);
-	const __u16 *hops = (const __u16 *)(const void *)((const __u8 *)h + bee_dfa_hops_off(ns, ncl));
+	const __u8 *start = (const __u8 *)h + bee_dfa_hops_off(ns, ncl);
+	const __u16 *hops = (const __u16 *)(const void *)start;
 	for (__u32 st = 0; st < ns; st++) {
 		const __u16 *row = hops + st * (ncl + 1);
-		if (row[0] != st)
+		if (row[0] != bee_dfa_hops_lead(h, st))
 			return BEE_DFA_ERR_HOPS;
 		for (__u32 c = 0; c < ncl; c++)
 			if (row[1 + c] != bee_dfa_hop(h, next[st * ncl + c]))
 				return BEE_DFA_ERR_HOPS;
 	}
+	const __u8 *tail = start + bee_dfa_hops_size(ns, ncl);
+	for (__u64 b = 0; h->hops == BEE_DFA_HOPS_ABS && b < bee_dfa_abs_pad(ncl); b++)
+		if (tail[b])
+			return BEE_DFA_ERR_HOPS;
 	return 0;
 }
 
@@ -329,10 +464,10 @@ static inline int bee_dfa_image_check(const void *blob, __u64 len)
 		return BEE_DFA_ERR_SIZE;
 	if (h->magic != BEE_DFA_MAGIC)
 		return BEE_DFA_ERR_MAGIC;
-	/* with hops[], or without: hops 0, or hops 1 kept with the size of
-	 * next[] alone (a revoke's replacement, see bee_dfa_walk) */
-	int hops = h->hops == 1 && h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, 1);
-	if (!h->nstates || !h->nclasses || h->size != len || h->hops > 1 ||
+	/* with hops[], or without: hops 0, or hops 1 or 2 kept with the size
+	 * of next[] alone (a copy without the table, see bee_dfa_walk) */
+	int hops = h->hops && h->size == bee_dfa_image_size_hops(h->nstates, h->nclasses, h->hops);
+	if (!h->nstates || !h->nclasses || h->size != len || h->hops > BEE_DFA_HOPS_ABS ||
 	    (!hops && h->size != bee_dfa_image_size(h->nstates, h->nclasses)))
 		return BEE_DFA_ERR_COUNTS;
 	for (int b = 0; b < 256; b++)

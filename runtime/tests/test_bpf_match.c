@@ -1180,28 +1180,42 @@ static void test_bpf_match_table(void **state)
 	bad_walk(bytes, blen, "/", bytes->nstates);
 	next[bytes->class_of['/']] = saved;
 
-	/* Then hops[]: state 0's hop on '/' leaves the image, or lands on the
-	 * row just past the last; and hops[] that differ from next[] */
+	/* Then hops[] (of hops 2 here): state 0's hop on '/' is past every
+	 * row, as a stop mark is, or is the row just past the last; and
+	 * hops[] that differ from next[] */
+	assert_int_equal(img->hops, BEE_DFA_HOPS_ABS);
 	uint16_t *hops = (uint16_t *)(void *)((uint8_t *)img + bee_dfa_hops_off(img->nstates, img->nclasses));
 	uint16_t *slash = &hops[1 + img->class_of['/']];
 	uint16_t hsaved = *slash;
-	*slash = 0xfffe;
+	*slash = (uint16_t)bee_dfa_abs_mark(0);   /* a stop before the end */
 	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_HOPS);
 	bad_walk(img, len, "/usr/bin", BEE_DFA_STATE_INVALID);
+	bad_walk(img, len, "/", BEE_DFA_STATE_INVALID);
+	*slash = 0xfffe - img->nstates;   /* the mark of no state */
+	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_HOPS);
 	bad_walk(img, len, "/", BEE_DFA_STATE_INVALID);
 	*slash = (uint16_t)bee_dfa_hop(img, img->nstates);
 	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_HOPS);
 	bad_walk(img, len, "/", BEE_DFA_STATE_INVALID);
-	*slash = (uint16_t)bee_dfa_hop(img, hsaved ? 0 : 1);
+	*slash = (uint16_t)bee_dfa_hop(img, hsaved == bee_dfa_hop(img, 0) ? 1 : 0);
 	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_HOPS);
 	*slash = hsaved;
-	hops[0] = 1;   /* row 0 names another state */
+	hops[0] = 0;   /* row 0 leads with a row's offset, not its mark */
 	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_HOPS);
-	hops[0] = 0;
+	hops[0] = (uint16_t)bee_dfa_hops_lead(img, 0);
+	/* the zero tail, the room of the widest column */
+	uint8_t *tail = (uint8_t *)img + len - 1;
+	assert_int_equal(*tail, 0);
+	*tail = 1;
+	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_HOPS);
+	*tail = 0;
 	assert_int_equal(bee_dfa_image_check(img, len), 0);
-	img->hops = 2;
+	img->hops = 3;
 	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_COUNTS);
-	img->hops = 1;
+	img->hops = BEE_DFA_HOPS_REL;   /* the other form's size is not this one */
+	assert_int_equal(bee_dfa_image_check(img, len), BEE_DFA_ERR_COUNTS);
+	img->hops = BEE_DFA_HOPS_ABS;
+	assert_int_equal(bee_dfa_image_check(img, len), 0);
 
 	free(bytes);
 	free(img);
