@@ -581,8 +581,12 @@ static int ll_lookup_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, uns
 			 uint32_t child, const struct ll_lookup *l)
 {
 	unsigned char type[LL_LOOKUP_NAMES];
-	const char *nm = l->names;
-	for (size_t i = 0; i < l->n; nm += strlen(nm) + 1, i++) {
+	/* l is in w->lookups, which a directory below (ll_entry) may grow and
+	 * move: its names (a buffer of their own) and count are read once */
+	const char *const names = l->names;
+	const size_t n = l->n;
+	const char *nm = names;
+	for (size_t i = 0; i < n; nm += strlen(nm) + 1, i++) {
 		struct stat st;
 		if (fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) == 0)
 			type[i] = S_ISDIR(st.st_mode) ? DT_DIR : S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
@@ -592,10 +596,10 @@ static int ll_lookup_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, uns
 			return 1;
 	}
 	w->plan->looked_up++;
-	w->plan->lookups += l->n;
+	w->plan->lookups += n;
 	int err = 0;
-	nm = l->names;
-	for (size_t i = 0; i < l->n && !err; nm += strlen(nm) + 1, i++) {
+	nm = names;
+	for (size_t i = 0; i < n && !err; nm += strlen(nm) + 1, i++) {
 		if (type[i] == DT_UNKNOWN)
 			continue;
 		w->plan->entries++;

@@ -63,6 +63,7 @@ static void got_fini(struct got *g)
 
 struct totals {
 	unsigned policies, looked_up, listed_only, rules;
+	uint64_t dirs_looked_up;   /* directories decided by lookups, all policies */
 };
 
 /* The plan of the policy text with lookups and without: equal. */
@@ -117,6 +118,7 @@ static void same_plan(const char *text, const char *what, struct totals *t)
 	assert_int_equal(pb.looked_up, 0);
 	assert_int_equal(pb.lookups, 0);
 	t->policies++;
+	t->dirs_looked_up += pa.looked_up;
 	t->looked_up += pa.looked_up ? 1 : 0;
 	t->listed_only += pa.looked_up ? 0 : 1;
 	t->rules += (unsigned)a.n;
@@ -192,6 +194,36 @@ static void test_big_dir(void **state)
 	assert_int_equal(pl.dirs, 1);          /* big (every directory below lists itself) */
 	beec_ll_plan__fini(&pl);
 	beec_policy__fini(&p);
+}
+
+/* Directories decided by lookups inside one decided by lookups, each of
+ * its own states: the walk's kept decisions grow (and move) while the
+ * outer one's names are still being walked (a use after free the
+ * sanitizers found once). */
+static void test_nested_lookups(void **state)
+{
+	(void)state;
+	char rel[64], text[32 * 80 + 256];
+	mk("nest");
+	mk("nest/bin");
+	int n = snprintf(text, sizeof(text), "version = 1\nname = \"nest\"\n[fs]\nread = [\"%s/nest/**\"]\n"
+			 "[exec]\nallow = [", tmp);
+	for (int i = 0; i < 24; i++) {
+		snprintf(rel, sizeof(rel), "nest/bin/%c", 'a' + i);
+		mk(rel);
+		snprintf(rel, sizeof(rel), "nest/bin/%c/%c", 'a' + i, 'A' + i);
+		put(rel, 0755);
+		snprintf(rel, sizeof(rel), "nest/bin/%c/y", 'a' + i);
+		put(rel, 0755);
+		n += snprintf(text + n, sizeof(text) - (size_t)n, "%s\"%s/nest/bin/%c/%c\"", i ? ", " : "", tmp,
+			      'a' + i, 'A' + i);
+	}
+	snprintf(text + n, sizeof(text) - (size_t)n, "]\n");
+	struct totals t = { 0 };
+	same_plan(text, "nest", &t);
+	assert_int_equal(t.policies, 1);
+	/* bin and each directory in it (its exec name and y) */
+	assert_int_equal(t.dirs_looked_up, 1 + 24);
 }
 
 /* ---- seeded trees and policies ---------------------------------------------------------- */
@@ -343,6 +375,7 @@ int main(int argc, char **argv)
 	(void)argc;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_big_dir),
+		cmocka_unit_test(test_nested_lookups),
 		cmocka_unit_test(test_seeded),
 	};
 	int rc = cmocka_run_group_tests(tests, setup, teardown);
