@@ -333,23 +333,21 @@ static size_t ll_seed_here(const struct ll_walk *w, size_t cur)
  * from ll_entry, whatever its type (each branch of it and of ll_dir). */
 static bool ll_quiet(const struct ll_walk *w, unsigned f2, unsigned x2, uint32_t pending)
 {
-	/* a file, or an entry fstatat cannot type */
-	if ((w->fs.own[f2] | w->ex.own[x2]) & pending & LL_FILE_RIGHTS)
-		return false;
-	if ((w->ex.own[x2] & BEEC_LL_EXEC) && !(w->fs.own[f2] & BEEC_LL_READ))
-		return false;
-	/* a directory that cannot be opened */
+	/* any[] holds own[] and the any[] of every state a byte leads to
+	 * (ll_auto_init): one test covers a file's own rule, a directory that
+	 * cannot be opened, and the rights granted or mixed below one */
 	if ((w->fs.any[f2] | w->ex.any[x2]) & pending & LL_FILE_RIGHTS)
 		return false;
-	/* a directory: what ll_dir would grant, narrow or walk */
+	/* a file (or an entry fstatat cannot type) that may run unread */
 	uint32_t own = w->fs.own[f2] | w->ex.own[x2];
+	if ((w->ex.own[x2] & BEEC_LL_EXEC) && !(w->fs.own[f2] & BEEC_LL_READ))
+		return false;
+	/* a directory: what ll_dir would narrow, or list (all[] is within own[]) */
 	unsigned f1 = ll_step(&w->fs, f2, "/", 1), x1 = ll_step(&w->ex, x2, "/", 1);
-	uint32_t all = w->fs.all[f1] | w->ex.all[x1], any = w->fs.any[f1] | w->ex.any[x1];
+	uint32_t any = w->fs.any[f1] | w->ex.any[x1];
 	if ((any & BEEC_LL_EXEC) && !(any & BEEC_LL_READ))
 		return false;
-	if (pending & any & LL_FILE_RIGHTS)   /* granted or mixed below */
-		return false;
-	if ((pending & BEEC_LL_LIST) && ((all | any | own) & BEEC_LL_READ))
+	if ((pending & BEEC_LL_LIST) && ((any | own) & BEEC_LL_READ))
 		return false;   /* a listing granted, narrowed or left to the directories below */
 	return true;
 }
