@@ -584,6 +584,8 @@ static int ll_lookup_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, uns
 	const char *const names = l->names;
 	const size_t n = l->n;
 	const char *nm = names;
+	if (n > LL_LOOKUP_NAMES)   /* the search keeps no more */
+		return 1;
 	for (size_t i = 0; i < n; nm += strlen(nm) + 1, i++) {
 		struct stat st;
 		if (fstatat(dfd, nm, &st, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT) == 0)

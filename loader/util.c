@@ -320,9 +320,9 @@ size_t bee_scm_fds(struct msghdr *mh, int *fds, size_t have, size_t max, bool *e
 	return have;
 }
 
-/* Sends o as one line (taking it), with fds[0..nfds-1] (at most 4)
- * attached to its first bytes (SCM_RIGHTS): one sendmsg for the text and
- * its newline, one wake-up. 0 or -errno. */
+/* One sendmsg of buf[0..len) with fds[0..nfds-1] (at most
+ * BEE_SEND_FDS_MAX) as SCM_RIGHTS, again on EINTR: the bytes sent (maybe
+ * fewer than len), or -errno. */
 ssize_t bee_send_fds(int fd, const void *buf, size_t len, const int *fds, size_t nfds)
 {
 	union {
@@ -349,6 +349,9 @@ ssize_t bee_send_fds(int fd, const void *buf, size_t len, const int *fds, size_t
 	return w < 0 ? -errno : w;
 }
 
+/* Sends o as one line (taking it), with fds[0..nfds-1] attached to its
+ * first bytes: one sendmsg for the text and its newline, one wake-up. 0
+ * or -errno. */
 int bee_json_line_send(int fd, json_t *o, const int *fds, size_t nfds)
 {
 	char *text = json_dumps(o, JSON_COMPACT);
