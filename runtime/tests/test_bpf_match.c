@@ -1024,12 +1024,13 @@ static char *gen_policy_text(unsigned n)
 	return text;
 }
 
-static void policy_generate(struct policy *pol, unsigned n)
+/* pol from a generated policy's text (taking it), parsed and built, not
+ * lowered: no diagnostic at all, not even a warning */
+static void policy_from_text(struct policy *pol, const char *name, char *text)
 {
 	struct diag_ctx dc;
-	char *text = gen_policy_text(n);
 	memset(pol, 0, sizeof(*pol));
-	snprintf(pol->name, sizeof(pol->name), "gen-%u", n);
+	snprintf(pol->name, sizeof(pol->name), "%s", name);
 	pol->p.src = source_new(pol->name, text, strlen(text));
 	free(text);
 	diag_init(&dc);
@@ -1041,6 +1042,13 @@ static void policy_generate(struct policy *pol, unsigned n)
 	diag_print(&dc, stderr);
 	assert_int_equal(dc.n, 0);   /* not even a warning: no rule was dropped */
 	diag_fini(&dc);
+}
+
+static void policy_generate(struct policy *pol, unsigned n)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "gen-%u", n);
+	policy_from_text(pol, name, gen_policy_text(n));
 	/* n plus three fixed rules as written (the IR splits some net rules) */
 	size_t written = 0;
 	const struct ir_policy *ir = pol->p.ir;
@@ -1068,6 +1076,64 @@ static void test_bpf_match_gen_10000(void **state)
 {
 	(void)state;
 	test_bpf_match_generated(10000);
+}
+
+/* An fs automaton too big for hops 2 but whose hops[] fits 16 bits: the
+ * kernel walks hops 1 (bee_dfa_walk_hops), which no example's image is
+ * big enough for. Literal reads of random names over 16 letters (few
+ * classes, about a state a byte); the rule count is searched for until the
+ * image's form is hops 1. */
+static char *hops_rel_text(unsigned k)
+{
+	uint64_t saved = rng;
+	rng = 0x51ed27a1d3c6b5f9ull ^ k;   /* the same policy whatever BEE_SEED is */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "version = 1\nname = \"hops-rel\"\n\n[fs]\nread = [\n");
+	for (unsigned i = 0; i < k; i++) {
+		char name[12];
+		for (unsigned j = 0; j < 10; j++)
+			name[j] = (char)('a' + below(16));
+		name[10] = '\0';
+		fprintf(f, "  \"/r/%s\",\n", name);
+	}
+	fprintf(f, "]\n");
+	fclose(f);
+	rng = saved;
+	return text;
+}
+
+static void test_bpf_match_hops_rel(void **state)
+{
+	(void)state;
+	unsigned lo = 1, hi = 4096, k = 180;
+	for (int tries = 0; tries < 40; tries++) {
+		struct policy pol;
+		policy_from_text(&pol, "hops-rel", hops_rel_text(k));
+		policy_lower(&pol, 0);
+		size_t len;
+		struct bee_dfa_hdr *img = image_dfa_write(pol.lw->dfa[IR_DOMAIN_FS], &len);
+		unsigned form = img->hops, nstates = img->nstates, ncl = img->nclasses;
+		free(img);
+		if (form == BEE_DFA_HOPS_REL) {
+			fprintf(stderr, "test_bpf_match: hops-rel: %u rules, %u states, %u classes, %zu bytes: hops 1\n",
+				k, nstates, ncl, len);
+			check_policy(&pol, false);
+			policy_free(&pol);
+			return;
+		}
+		policy_free(&pol);
+		/* hops 2: too small; none: hops[] past 16 bits */
+		if (form == BEE_DFA_HOPS_ABS)
+			lo = k + 1;
+		else
+			hi = k - 1;
+		if (lo > hi)
+			break;
+		k = lo + (hi - lo) / 2;
+	}
+	fail_msg("hops-rel: no rule count gives an image of hops 1");
 }
 
 /* path through a corrupted image: the kernel and the host give state want
@@ -1245,6 +1311,7 @@ int main(void)
 		cmocka_unit_test(test_bpf_match_examples),
 		cmocka_unit_test(test_bpf_match_gen_1000),
 		cmocka_unit_test(test_bpf_match_gen_10000),
+		cmocka_unit_test(test_bpf_match_hops_rel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
