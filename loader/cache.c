@@ -713,11 +713,11 @@ static void forget(const int *maps_fd, const char *dir, uint64_t sess)
 		uint8_t v[64];
 		struct bpf_map_info info = { 0 };
 		uint32_t len = sizeof(info);
-		/* the pool of rings (bee_audit, an array of maps) keeps its
-		 * rings: the session's state named its own */
-		bool known = bpf_obj_get_info_by_fd(fd, &info, &len) == 0;
-		if (!known || info.type == BPF_MAP_TYPE_ARRAY_OF_MAPS ||
-		    (info.type == BPF_MAP_TYPE_HASH_OF_MAPS && bpf_map_lookup_elem(fd, &sess, v) < 0)) {
+		/* only a map keyed by the session: the pool of rings (bee_audit,
+		 * keyed by a ring's index) keeps its rings, which the session's
+		 * state named */
+		bool keyed = bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.key_size == sizeof(sess);
+		if (!keyed || (info.type == BPF_MAP_TYPE_HASH_OF_MAPS && bpf_map_lookup_elem(fd, &sess, v) < 0)) {
 			if (!maps_fd)
 				close(fd);
 			continue;
