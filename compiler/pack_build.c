@@ -215,6 +215,7 @@ static int pack_build_body(const struct lowered *lw, const struct source *src, c
 
 	struct pack_writer w;
 	pack_writer_init(&w);
+	w.manifest_printed = true;   /* jx_dumps below */
 	json_t *m = jx(json_object());
 	jx_set(m, BEE_MF_FORMAT, json_string(BEE_MF_FORMAT_VALUE));
 	jx_set(m, BEE_MF_SCHEMA, json_integer(IR_SCHEMA_VERSION));

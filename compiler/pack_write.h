@@ -18,6 +18,7 @@
 #ifndef BEE_PACK_WRITE_H
 #define BEE_PACK_WRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -29,6 +30,9 @@ struct pack_writer {
 	struct pack_writer_entry *entries;
 	size_t n, cap;
 	char err[256];   /* the last failure's message, "pack: ..." */
+	/* the manifest is jansson's print of a document (pack_build): the
+	 * check of the finished pack does not parse its JSON again */
+	bool manifest_printed;
 };
 
 void pack_writer_init(struct pack_writer *w);

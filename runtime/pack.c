@@ -7,6 +7,7 @@
 #include "pack.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
@@ -38,6 +39,7 @@ struct pack_check {
 	size_t len;
 	char *err;
 	size_t errlen;
+	bool manifest_printed;   /* bee_pack__check_written: the JSON is not parsed */
 };
 
 /* Messages quote bytes of the pack (JSON parser text): keep them to
@@ -485,7 +487,8 @@ static int pack_check_contents(struct pack_check *c, struct bee_pack *p)
 			if (++manifests > 1)
 				return pack_fail(c, "section %u '%s': a second manifest (a pack has "
 						 "exactly one)", i, s->name);
-			rc = pack_check_manifest(c, s, &p->manifest);
+			if (!c->manifest_printed)
+				rc = pack_check_manifest(c, s, &p->manifest);
 			break;
 		case BEE_PACK_ELF:
 			if (++elfs > 1)
@@ -543,33 +546,39 @@ static void pack_buf_free(uint8_t *buf)
 	munmap(m, total);
 }
 
+/* Every check of p->buf (p->len bytes) into p, whose sections it allocates. */
+static int pack_check_all(struct pack_check *c, struct bee_pack *p)
+{
+	uint32_t n = 0;
+	int rc = pack_check_header(c, &n);
+	if (rc)
+		return rc;
+	p->sections = calloc(n, sizeof(*p->sections));
+	if (!p->sections)
+		return -ENOMEM;
+	p->nsections = n;
+	rc = pack_check_table(c, p->sections, n);
+	if (!rc)
+		rc = pack_check_checksums(c, p->sections, n);
+	if (!rc)
+		rc = pack_check_digest(c, p->digest);
+	if (!rc)
+		rc = pack_check_contents(c, p);
+	return rc;
+}
+
 /* Takes ownership of buf (pack_buf_alloc'ed, len bytes) whatever the outcome. */
 static int pack_open_owned(uint8_t *buf, size_t len, struct bee_pack **out, char *err,
 			   size_t errlen)
 {
 	struct pack_check c = { .buf = buf, .len = len, .err = err, .errlen = errlen };
 	struct bee_pack *p = calloc(1, sizeof(*p));
-	uint32_t n = 0;
 	int rc = -ENOMEM;
 	if (!p)
 		goto fail;
 	p->buf = buf;
 	p->len = len;
-	rc = pack_check_header(&c, &n);
-	if (rc)
-		goto fail;
-	p->sections = calloc(n, sizeof(*p->sections));
-	rc = -ENOMEM;
-	if (!p->sections)
-		goto fail;
-	p->nsections = n;
-	rc = pack_check_table(&c, p->sections, n);
-	if (!rc)
-		rc = pack_check_checksums(&c, p->sections, n);
-	if (!rc)
-		rc = pack_check_digest(&c, p->digest);
-	if (!rc)
-		rc = pack_check_contents(&c, p);
+	rc = pack_check_all(&c, p);
 	if (rc)
 		goto fail;
 	*out = p;
@@ -581,6 +590,22 @@ fail:
 		bee_pack__close(p);
 	else
 		pack_buf_free(buf);
+	return rc;
+}
+
+int bee_pack__check_written(const void *buf, size_t len, char *err, size_t errlen)
+{
+	struct pack_check c = { .buf = buf, .len = len, .err = err, .errlen = errlen, .manifest_printed = true };
+	struct bee_pack p = { .buf = (uint8_t *)buf, .len = len };
+	if (err && errlen)
+		err[0] = '\0';
+	int rc = len > BEE_PACK_MAX_FILE ? -EFBIG : pack_check_all(&c, &p);
+	if (rc == -ENOMEM && err && errlen)
+		snprintf(err, errlen, "pack: out of memory");
+	else if (rc == -EFBIG && err && errlen)
+		snprintf(err, errlen, "pack: %zu bytes is more than the %llu this reader takes", len,
+			 (unsigned long long)BEE_PACK_MAX_FILE);
+	free(p.sections);
 	return rc;
 }
 

@@ -46,6 +46,12 @@ struct bee_pack_section_info {
 int bee_pack__open_mem(const void *buf, size_t len, struct bee_pack **out,
 		       char *err, size_t errlen);
 
+/* The checks of bee_pack__open_mem on a pack its writer has just made,
+ * with one left out: the manifest's JSON, which the writer printed from a
+ * document of its own (jansson prints only JSON it reads back), is not
+ * parsed again. buf is only read. Returns 0 or what open would. */
+int bee_pack__check_written(const void *buf, size_t len, char *err, size_t errlen);
+
 /* Reads the file at path and opens it as bee_pack__open_mem does. A file
  * that cannot be read gives its negative errno and "pack: 'PATH': cause";
  * one larger than BEE_PACK_MAX_FILE gives -EFBIG. */

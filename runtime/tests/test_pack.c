@@ -501,6 +501,42 @@ static void test_flip_anywhere(void **state)
 	free(buf);
 }
 
+/* The writer's check of a pack it printed the manifest of gives open's
+ * verdict and message on every flipped byte, but for the manifest's JSON,
+ * which it does not parse: the same pack, a byte of the JSON flipped and
+ * the pack resealed, passes there and fails at open. */
+static void test_check_written(void **state)
+{
+	(void)state;
+	uint8_t *buf;
+	size_t len = write_with(test_secs, ARRAY_LEN(test_secs), &buf);
+	char err[256], err2[256];
+	assert_int_equal(bee_pack__check_written(buf, len, err, sizeof(err)), 0);
+	failures = 0;
+	for (size_t at = 0; at < len; at++) {
+		buf[at] ^= 0x10;
+		struct bee_pack *p;
+		int want = bee_pack__open_mem(buf, len, &p, err, sizeof(err));
+		bee_pack__close(p);
+		int got = bee_pack__check_written(buf, len, err2, sizeof(err2));
+		if (got != want || (want && strcmp(err, err2)))
+			ROW_FAIL("byte %zu: open %d '%s', check_written %d '%s'", at, want, err, got, err2);
+		buf[at] ^= 0x10;
+	}
+	assert_int_equal(failures, 0);
+	uint8_t *json = memmem(buf, len, manifest_json, strlen(manifest_json));
+	assert_non_null(json);
+	json[0] = '[';
+	reseal(buf, len, 0);
+	assert_int_equal(bee_pack__check_written(buf, len, err, sizeof(err)), 0);
+	assert_true(rejects(buf, len, "manifest is not valid JSON", err, sizeof(err)));
+	json[0] = '{';
+	reseal(buf, len, 0);
+	assert_int_equal(bee_pack__check_written(buf, len + 1, err, sizeof(err)), -EINVAL);
+	assert_int_equal(bee_pack__check_written(buf, BEE_PACK_MAX_FILE + 1, err, sizeof(err)), -EFBIG);
+	free(buf);
+}
+
 /* ---- bad fields, table driven -------------------------------------------- */
 
 /* A mutation of the valid test pack; then it is resealed (checksums, digest)
@@ -1022,6 +1058,7 @@ int main(void)
 		cmocka_unit_test_setup(test_flip_header_and_table, setup),
 		cmocka_unit_test_setup(test_flip_sections_and_padding, setup),
 		cmocka_unit_test_setup(test_flip_anywhere, setup),
+		cmocka_unit_test_setup(test_check_written, setup),
 		cmocka_unit_test_setup(test_bad_fields, setup),
 		cmocka_unit_test_setup(test_bad_table_order, setup),
 		cmocka_unit_test(test_bad_contents),
