@@ -317,6 +317,7 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	struct dfa_build_opts o = { .sz = sizeof(o), .kind = DFA_KIND_PATH };
 	struct dfa_limit_report rep;
 	struct nfa nfa;
+	struct glob *globs = NULL;
 	struct dfa *d = NULL;
 	int rc = 0;
 
@@ -331,20 +332,20 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 	*out = NULL;
 	nfa_init(&nfa);
 
-	/* 1. every glob parsed, every bad one reported (the combined NFA only
-	 * sizes the statistics; each rule gets its own below) */
+	/* 1. every glob parsed, every bad one reported; the NFA of all of
+	 * them gives the rules each state may match, and by permissions the
+	 * chunks are built from the parsed globs */
+	globs = xcalloc(n ? n : 1, sizeof(*globs));
 	for (size_t i = 0; i < n; i++) {
-		struct glob g;
 		struct glob_error ge;
-		if (dfa_rule_glob(&rules[i], &g, &ge)) {
+		if (dfa_rule_glob(&rules[i], &globs[i], &ge)) {
 			if (dc)
 				diag_error(dc, dfa_glob_loc(&rules[i], &ge), "invalid glob '%s': %s",
 					   rules[i].glob, ge.msg);
 			rc = -EINVAL;
 			continue;
 		}
-		nfa_glob_add(&nfa, &g, (uint32_t)i);
-		glob_fini(&g);
+		nfa_glob_add(&nfa, &globs[i], (uint32_t)i);
 	}
 	if (rc)
 		goto out;
@@ -362,7 +363,9 @@ int dfa_build(const struct dfa_rule *rules, size_t n, const struct dfa_build_opt
 		 * is linear, where they do (patterns that may match anywhere)
 		 * it stops early and the fold below builds the same automaton
 		 * (the minimal one is unique, and so is its numbering) */
-		rc = dfa_fold_build_chunked(d, rules, n, o.max_build_states, o.max_build_total, o.max_states);
+		nfa_classes_compute(&nfa);
+		rc = dfa_fold_build_chunked(d, rules, globs, n, &nfa, o.max_build_states,
+					    o.max_build_total, o.max_states);
 		if (rc != -E2BIG)
 			goto built;
 	}
@@ -381,6 +384,9 @@ built:
 	}
 	*out = d;
 out:
+	for (size_t i = 0; globs && i < n; i++)
+		glob_fini(&globs[i]);
+	free(globs);
 	nfa_fini(&nfa);
 	return rc;
 }

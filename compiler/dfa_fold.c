@@ -827,127 +827,176 @@ out:
 /* Rules a chunk holds: enough that the chunk's own subset construction
  * does the work of many products, few enough that its threads stay few
  * (the chunk's rules share directories, being neighbours in glob order).
- * On 3,000 generated rules (callgrind): 16 rules a chunk 2.11 G
- * instructions, 64 1.87 G, 256 1.63 G, 1,024 1.49 G, all in one 1.41 G;
- * past 1,024 the subset automaton before minimising grows with the chunk
- * (121,628 states for all of 10,000 rules, 7,234 once minimal). */
-#define DFA_CHUNK_RULES 1024
+ * Since a chunk's subset states are made by what their threads match
+ * (dfa_subset_canonical), directories laid out alike are built once and
+ * a chunk is near its minimal size: on the generated sets of
+ * tools/bench/vs-apparmor (callgrind, seed 12) 5,000 rules take 1,122 M
+ * instructions with chunks of 1,024 rules, 667 M with 8,192; 10,000 rules
+ * 1,602 M and 1,374 M; past 8,192 a chunk's subset construction and its
+ * minimisation grow faster than the fold they save (100,000 rules: 4.1 s
+ * of CPU with chunks of 8,192, 5.6 s with 65,536). */
+#define DFA_CHUNK_RULES 8192
 
-/* One chunk: its subset automaton (whose states know the exact rules the
- * strings reaching them match) and the subset's minimal form to fold. */
+/* One chunk: the minimal form of its subset automaton, to fold. */
 struct dfa_chunk {
-	struct dfa_subset ss;    /* its sets freed once built: see empty */
-	uint32_t empty;          /* the state of no threads, or UINT32_MAX */
-	uint8_t class_of[256];
 	struct dfa_tab min;
 };
 
-/* The subset automaton of rules[order[0..n)] and its minimal form, labelled
- * by the fold's (granted, denied) pairs. */
-static int dfa_chunk_build(struct dfa_fold *f, const struct dfa_rule *rules, const uint32_t *order,
-			   size_t n, struct dfa_chunk *ch)
+/* The subset automaton of rules[order[0..n)], one state for threads that
+ * match alike (dfa_subset_canonical), minimised, labelled by the fold's
+ * (granted, denied) pairs. */
+static int dfa_chunk_of_nfa(struct dfa_fold *f, const struct dfa_rule *rules, const struct nfa *nfa,
+			    struct dfa_chunk *ch)
+{
+	struct dfa_subset ss;
+	dfa_subset_init(&ss, nfa, rules, f->limit);
+	dfa_subset_canonical(&ss);
+	int rc = dfa_subset_run(&ss);
+	if (rc == -E2BIG)
+		f->reached = ss.sets.n + 1;
+	if (rc == 0)
+		rc = dfa_fold_spend(f, ss.sets.n);
+	if (rc == 0) {
+		struct dfa_tab *t = &ch->min;
+		t->n = (uint32_t)ss.sets.n;
+		t->k = ss.k;
+		t->trans = xmalloc((size_t)t->n * t->k * sizeof(uint32_t));
+		memcpy(t->trans, ss.trans, (size_t)t->n * t->k * sizeof(uint32_t));
+		t->label = xmalloc(t->n * sizeof(uint32_t));
+		for (uint32_t s = 0; s < t->n; s++) {
+			size_t len;
+			const uint32_t *set = dfa_seqtab_get(&ss.labels, ss.label[s], &len);
+			uint32_t grant = 0, deny = 0;
+			for (size_t i = 0; i < len; i++) {
+				grant |= rules[set[i]].grant;
+				deny |= rules[set[i]].deny;
+			}
+			uint32_t pair[2] = { grant & ~deny, deny };
+			t->label[s] = pair[0] | pair[1] ? dfa_fold_intern(f, pair, 2) : 0;
+		}
+		memcpy(t->class_of, nfa->class_of, sizeof(t->class_of));
+		if (t->n > f->peak)
+			f->peak = t->n;
+	}
+	dfa_subset_fini(&ss);
+	if (rc == 0)
+		dfa_tab_minimize(&ch->min);
+	return rc;
+}
+
+/* The chunk of rules[order[0..n)] (their parsed globs). */
+static int dfa_chunk_build(struct dfa_fold *f, const struct dfa_rule *rules, const struct glob *globs,
+			   const uint32_t *order, size_t n, struct dfa_chunk *ch)
 {
 	struct nfa nfa;
 	nfa_init(&nfa);
-	for (size_t j = 0; j < n; j++) {
-		struct glob g;
-		struct glob_error ge;
-		if (dfa_rule_glob(&rules[order[j]], &g, &ge) == 0) {   /* dfa_build parsed them all */
-			nfa_glob_add(&nfa, &g, order[j]);
-			glob_fini(&g);
-		}
-	}
+	for (size_t j = 0; j < n; j++)
+		nfa_glob_add(&nfa, &globs[order[j]], order[j]);
 	nfa_classes_compute(&nfa);
-	memcpy(ch->class_of, nfa.class_of, sizeof(ch->class_of));
-	dfa_subset_init(&ch->ss, &nfa, rules, f->limit);
-	int rc = dfa_subset_run(&ch->ss);
-	if (rc == -E2BIG)
-		f->reached = ch->ss.sets.n + 1;
-	if (rc == 0)
-		rc = dfa_fold_spend(f, ch->ss.sets.n);
-	uint32_t nstates = (uint32_t)ch->ss.sets.n;
-	ch->ss.nfa = NULL;   /* not read after the run */
+	int rc = dfa_chunk_of_nfa(f, rules, &nfa, ch);
 	nfa_fini(&nfa);
-	if (rc)
-		return rc;
-	/* the walk of dfa_chunk_may needs of the sets only which one is
-	 * empty: the rest is most of a chunk's memory, given back now */
-	ch->empty = UINT32_MAX;
-	for (uint32_t s = 0; s < ch->ss.sets.n && ch->empty == UINT32_MAX; s++) {
-		size_t len;
-		dfa_seqtab_get(&ch->ss.sets, s, &len);
-		if (len == 0)
-			ch->empty = s;
-	}
-	dfa_seqtab_fini(&ch->ss.sets);
-	dfa_seqtab_init(&ch->ss.sets);
-	struct dfa_tab *t = &ch->min;
-	t->n = nstates;
-	t->k = ch->ss.k;
-	t->trans = xmalloc((size_t)t->n * t->k * sizeof(uint32_t));
-	memcpy(t->trans, ch->ss.trans, (size_t)t->n * t->k * sizeof(uint32_t));
-	t->label = xmalloc(t->n * sizeof(uint32_t));
-	for (uint32_t s = 0; s < t->n; s++) {
-		size_t len;
-		const uint32_t *set = dfa_seqtab_get(&ch->ss.labels, ch->ss.label[s], &len);
-		uint32_t grant = 0, deny = 0;
-		for (size_t i = 0; i < len; i++) {
-			grant |= rules[set[i]].grant;
-			deny |= rules[set[i]].deny;
-		}
-		uint32_t pair[2] = { grant & ~deny, deny };
-		t->label[s] = pair[0] | pair[1] ? dfa_fold_intern(f, pair, 2) : 0;
-	}
-	memcpy(t->class_of, ch->class_of, sizeof(t->class_of));
-	if (t->n > f->peak)
-		f->peak = t->n;
-	dfa_tab_minimize(t);
-	return 0;
+	return rc;
 }
 
 /* Adds to pairs (state << 32 | rule position) the rules that some string
- * ending in each state of d matches: a walk of d paired with the chunk's
- * subset automaton, whose states know their rules exactly. */
-static int dfa_chunk_may(struct dfa_fold *f, const struct dfa *d, const struct dfa_chunk *ch,
-			 uint64_t **pairs, size_t *npairs, size_t *cap)
+ * ending in each state of d matches: the pairs (state of d, state of the
+ * NFA of every rule) that some string reaches, a DFA times an NFA with no
+ * subsets; a pair whose NFA state accepts for a rule puts the rule in the
+ * state's set. Each pair costs the classes of its NFA state's edges. */
+static int dfa_nfa_may(struct dfa_fold *f, const struct dfa *d, const struct nfa *nfa, uint64_t **pairs,
+		       size_t *npairs, size_t *cap)
 {
-	uint32_t ra[256], rb[256];
-	uint8_t class_of[256];
-	uint32_t k = dfa_pair_classes(d->class_of, ch->class_of, class_of, ra, rb);
-	const struct dfa_subset *ss = &ch->ss;
+	uint32_t k = d->nclasses, n = d->nstates ? d->nstates : 1;
+	/* per edge set of the NFA, the classes of d its bytes fall in, each
+	 * once; "wide" sets take every class but one of NUL alone (a glob's
+	 * "any byte") */
+	uint32_t *soff = xmalloc((nfa->nsets + 1) * sizeof(uint32_t));
+	uint16_t *scls = xmalloc((nfa->nsets ? nfa->nsets : 1) * 256 * sizeof(uint16_t));
+	bool *wide = xcalloc(nfa->nsets ? nfa->nsets : 1, sizeof(bool));
+	bool nul_alone = true;
+	for (unsigned b = 1; b < 256; b++)
+		nul_alone &= d->class_of[b] != d->class_of[0];
+	soff[0] = 0;
+	for (size_t si = 0; si < nfa->nsets; si++) {
+		bool in[256] = { false };
+		uint32_t others = 0;   /* classes in the set but NUL's alone */
+		soff[si + 1] = soff[si];
+		for (unsigned b = 0; b < 256; b++)
+			if (glob_byteset_has(&nfa->sets[si], b) && !in[d->class_of[b]]) {
+				in[d->class_of[b]] = true;
+				scls[soff[si + 1]++] = d->class_of[b];
+				others += !nul_alone || d->class_of[b] != d->class_of[0];
+			}
+		wide[si] = others == k - nul_alone;
+	}
+	/* per state of d, its targets over the wide classes, each once, made
+	 * when first asked for: a thread in '**' asks at every state it
+	 * meets, and its many classes lead to few states */
+	uint32_t *toff = xmalloc(n * sizeof(uint32_t)), *tlen = xcalloc(n, sizeof(uint32_t));
+	uint32_t *tl = NULL;
+	size_t ntl = 0, tlcap = 0;
+	uint32_t *seen = xcalloc(n, sizeof(uint32_t)), gen = 0;
 	struct dfa_pairs p;
 	dfa_pairs_init(&p);
-	dfa_pairs_get(&p, 0, 0);
+	for (size_t i = 0; i < nfa->nstarts; i++)
+		dfa_pairs_get(&p, 0, nfa->starts[i]);
 	for (size_t i = 0; i < p.n; i++) {
 		uint32_t s = p.a[i], q = p.b[i];
-		size_t len;
-		const uint32_t *set = dfa_seqtab_get(&ss->labels, ss->label[q], &len);
-		for (size_t j = 0; j < len; j++)
-			*VEC_PUSH(*pairs, *npairs, *cap) = (uint64_t)s << 32 | set[j];
-		/* the empty set of threads: nothing more to mark below */
-		if (q == ch->empty)
-			continue;
-		uint32_t la = UINT32_MAX, lb = UINT32_MAX;
-		for (uint32_t c = 0; c < k; c++) {
-			uint32_t ta = d->next[(size_t)s * d->nclasses + ra[c]], tb = ss->trans[(size_t)q * ss->k + rb[c]];
-			if (ta != la || tb != lb)
-				dfa_pairs_get(&p, ta, tb);
-			la = ta;
-			lb = tb;
+		const struct nfa_state *st = &nfa->st[q];
+		const uint16_t *row = d->next + (size_t)s * k;
+		if (st->accept)
+			*VEC_PUSH(*pairs, *npairs, *cap) = (uint64_t)s << 32 | st->entry;
+		for (unsigned e = 0; e < st->neps; e++)
+			dfa_pairs_get(&p, s, st->eps[e]);
+		for (unsigned e = 0; e < st->nedge; e++) {
+			uint32_t si = st->edge[e].set, to = st->edge[e].to;
+			if (wide[si]) {
+				if (!tlen[s]) {
+					gen++;
+					toff[s] = (uint32_t)ntl;
+					for (uint32_t c = 0; c < k; c++)
+						if ((!nul_alone || c != d->class_of[0]) && seen[row[c]] != gen) {
+							seen[row[c]] = gen;
+							*VEC_PUSH(tl, ntl, tlcap) = row[c];
+						}
+					tlen[s] = (uint32_t)ntl - toff[s];
+				}
+				/* a wide set of NUL and more also takes NUL's class */
+				if (nul_alone && glob_byteset_has(&nfa->sets[si], 0))
+					dfa_pairs_get(&p, row[d->class_of[0]], to);
+				for (uint32_t x = 0; x < tlen[s]; x++)
+					dfa_pairs_get(&p, tl[toff[s] + x], to);
+				continue;
+			}
+			gen++;
+			for (uint32_t x = soff[si]; x < soff[si + 1]; x++) {
+				uint32_t t = row[scls[x]];
+				if (seen[t] != gen) {
+					seen[t] = gen;
+					dfa_pairs_get(&p, t, to);
+				}
+			}
 		}
 	}
 	size_t walked = p.n;
+	free(soff);
+	free(scls);
+	free(wide);
+	free(toff);
+	free(tlen);
+	free(tl);
+	free(seen);
 	dfa_pairs_fini(&p);
 	return dfa_fold_spend(f, walked);
 }
 
-int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, size_t n, size_t max_build,
-			   size_t max_total, size_t max_states)
+int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, const struct glob *globs, size_t n,
+			   const struct nfa *all, size_t max_build, size_t max_total, size_t max_states)
 {
 	struct dfa_fold f = { .prov = false, .limit = max_build, .budget = max_total };
 	struct dfa_tab acc = { .n = 1, .k = 1 };
-	uint32_t *order = dfa_fold_glob_order(rules, n);
 	size_t nch = (n + DFA_CHUNK_RULES - 1) / DFA_CHUNK_RULES;
+	uint32_t *order = nch > 1 ? dfa_fold_glob_order(rules, n) : NULL;
 	struct dfa_chunk *ch = xcalloc(nch ? nch : 1, sizeof(*ch));
 	struct dfa_tab *mins = xcalloc(nch ? nch : 1, sizeof(*mins));
 	uint32_t *ident = xmalloc((nch ? nch : 1) * sizeof(uint32_t));
@@ -962,14 +1011,16 @@ int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, size_t n
 	for (; built < nch && rc == 0; built++) {
 		size_t from = built * DFA_CHUNK_RULES;
 		size_t len = n - from < DFA_CHUNK_RULES ? n - from : DFA_CHUNK_RULES;
-		rc = dfa_chunk_build(&f, rules, order + from, len, &ch[built]);
+		/* one chunk is all of them: the NFA of all is made already */
+		rc = nch == 1 ? dfa_chunk_of_nfa(&f, rules, all, &ch[built])
+			      : dfa_chunk_build(&f, rules, globs, order + from, len, &ch[built]);
 		mins[built] = ch[built].min;
 		ident[built] = (uint32_t)built;
 	}
 	if (rc == 0)
 		rc = dfa_fold_balanced(&f, ident, mins, nch, &acc);
 	for (size_t c = 0; c < built; c++)
-		dfa_tab_fini(&ch[c].min);   /* folded: the walks need the subsets only */
+		dfa_tab_fini(&ch[c].min);   /* folded */
 	if (rc)
 		goto out;
 
@@ -994,8 +1045,7 @@ int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, size_t n
 	}
 	uint64_t *pairs = NULL;
 	size_t npairs = 0, paircap = 0;
-	for (size_t c = 0; c < nch && rc == 0; c++)
-		rc = dfa_chunk_may(&f, d, &ch[c], &pairs, &npairs, &paircap);
+	rc = dfa_nfa_may(&f, d, all, &pairs, &npairs, &paircap);
 	if (rc == 0) {
 		dfa_rules_fill_pairs(d, pairs, npairs);
 		d->stats.subset_states = (unsigned)f.peak;
@@ -1011,10 +1061,8 @@ out:
 		d->perms = NULL;
 		d->nstates = d->nclasses = 0;
 	}
-	for (size_t c = 0; c < built; c++) {
-		dfa_subset_fini(&ch[c].ss);
+	for (size_t c = 0; c < built; c++)
 		dfa_tab_fini(&ch[c].min);
-	}
 	free(ch);
 	free(mins);
 	free(ident);

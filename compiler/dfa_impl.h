@@ -45,6 +45,8 @@ struct nfa {
 	size_t n, cap;
 	struct glob_byteset *sets;   /* distinct edge sets */
 	size_t nsets, setcap;
+	uint32_t *set_slots;         /* open addressing over sets: id + 1, 0 = empty */
+	size_t nset_slots;
 	uint32_t *starts;            /* one start state per alternative */
 	size_t nstarts, startcap;
 
@@ -110,11 +112,23 @@ struct dfa_subset {
 	uint32_t *stack, *tmp;
 	size_t nstack, stackcap, ntmp, tmpcap;
 	struct dfa_bucket *bucket;   /* per class */
+	/* dfa_subset_canonical: per NFA state the id of what it matches from
+	 * there on (its suffix), and per subset state the sorted suffix ids of
+	 * its threads, numbered as sets is */
+	uint32_t *sid;
+	struct dfa_seqtab sigs;
+	uint32_t *sig;
+	size_t sigcap;
 };
 
 /* Sets up ss over nfa (classes computed) for rules; limit bounds the states. */
 void dfa_subset_init(struct dfa_subset *ss, const struct nfa *nfa, const struct dfa_rule *rules,
 		     size_t limit);
+/* Makes ss build one state for subset states whose threads match the same
+ * from there on, with the same rules' permissions (the threads of two
+ * directories laid out alike): a smaller automaton with the same
+ * permissions, whose labels then name some of the rules, not all. */
+void dfa_subset_canonical(struct dfa_subset *ss);
 /* Builds every reachable subset state; -E2BIG past the limit. Label 0 of
  * ss->labels is "nothing matched"; others are sorted input positions. */
 int dfa_subset_run(struct dfa_subset *ss);
@@ -199,10 +213,11 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
  * subset construction, the chunks' minimal automata folded pairwise. Where
  * rules sit under their own directories a chunk's threads stay few, and
  * this is several times faster than a fold of one automaton per rule.
- * -E2BIG (d left empty) past a bound; the caller then builds by rules,
+ * globs are the rules' parsed globs, all the NFA of all of them (classes
+ * computed), which gives each state the rules it may match. -E2BIG (d left empty) past a bound; the caller then builds by rules,
  * which reports what was too large. */
-int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, size_t n, size_t max_build,
-			   size_t max_total, size_t max_states);
+int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, const struct glob *globs, size_t n,
+			   const struct nfa *all, size_t max_build, size_t max_total, size_t max_states);
 
 /* The rule's glob parsed, with glob_cover_dir when the rule says so:
  * every stage that reads a rule's glob reads it through this. */

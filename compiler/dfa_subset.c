@@ -263,7 +263,24 @@ static uint32_t dfa_subset_label(struct dfa_subset *ss, const uint32_t *set, siz
 static uint32_t dfa_subset_state(struct dfa_subset *ss)
 {
 	bool is_new;
-	uint32_t id = dfa_seqtab_intern(&ss->sets, ss->tmp, ss->ntmp, ss->limit, &is_new);
+	uint32_t id;
+	if (ss->sid) {
+		/* by what its threads match from here on: a state that matches
+		 * the same is the one already made (sigs and sets grow together) */
+		mem_grow((void **)&ss->sig, &ss->sigcap, ss->ntmp, sizeof(uint32_t));
+		for (size_t i = 0; i < ss->ntmp; i++)
+			ss->sig[i] = ss->sid[ss->tmp[i]];
+		/* the closure left the stack empty and as long as tmp */
+		dfa_u32_sort_big(ss->sig, ss->stack, ss->ntmp);
+		size_t m = 0;
+		for (size_t i = 0; i < ss->ntmp; i++)
+			if (m == 0 || ss->sig[m - 1] != ss->sig[i])
+				ss->sig[m++] = ss->sig[i];
+		id = dfa_seqtab_intern(&ss->sigs, ss->sig, m, ss->limit, &is_new);
+		if (id == UINT32_MAX || !is_new)
+			return id;
+	}
+	id = dfa_seqtab_intern(&ss->sets, ss->tmp, ss->ntmp, ss->limit, &is_new);
 	if (id == UINT32_MAX || !is_new)
 		return id;
 	mem_grow((void **)&ss->trans, &ss->transcap, ss->sets.n * ss->k, sizeof(uint32_t));
@@ -345,8 +362,60 @@ void dfa_subset_init(struct dfa_subset *ss, const struct nfa *nfa, const struct 
 	ss->bucket = xcalloc(ss->k, sizeof(*ss->bucket));
 }
 
+/* Suffix ids: a state's id is that of its accept (with the rule's
+ * permissions, not the rule), its edges (set and target, a loop marked as
+ * one) and its epsilon targets. Every target but a loop is a later state
+ * (nfa.c builds each chain forwards), so one pass backwards numbers them,
+ * through a table of the keys seen (open addressing, id + 1). */
+#define DFA_SID_KEY 10
+void dfa_subset_canonical(struct dfa_subset *ss)
+{
+	const struct nfa *nfa = ss->nfa;
+	size_t nslots = 64, nids = 0;
+	while (nslots < 2 * nfa->n)
+		nslots *= 2;
+	uint32_t *slots = xcalloc(nslots, sizeof(uint32_t));
+	uint32_t (*keys)[DFA_SID_KEY] = xmalloc((nfa->n ? nfa->n : 1) * sizeof(*keys));
+	ss->sid = xmalloc((nfa->n ? nfa->n : 1) * sizeof(uint32_t));
+	for (size_t q = nfa->n; q-- > 0;) {
+		const struct nfa_state *st = &nfa->st[q];
+		const struct dfa_rule *r = &ss->rules[st->entry];
+		uint32_t key[DFA_SID_KEY] = { 0 };   /* 3 + 1 + 2 * 2 + 2 words */
+		unsigned n = 0;
+		key[n++] = st->accept;
+		key[n++] = st->accept ? r->grant : 0;
+		key[n++] = st->accept ? r->deny : 0;
+		key[n++] = (uint32_t)st->nedge << 8 | st->neps;
+		for (unsigned e = 0; e < st->nedge; e++) {
+			key[n++] = st->edge[e].set;
+			key[n++] = st->edge[e].to == q ? UINT32_MAX : ss->sid[st->edge[e].to];
+		}
+		for (unsigned e = 0; e < st->neps; e++)
+			key[n++] = ss->sid[st->eps[e]];
+		uint64_t h = 0x9e3779b97f4a7c15ull;
+		for (unsigned i = 0; i < DFA_SID_KEY; i++)
+			h = (h ^ key[i]) * 0xff51afd7ed558ccdull;
+		size_t i = (size_t)(h ^ h >> 32) & (nslots - 1);
+		while (slots[i] && memcmp(keys[slots[i] - 1], key, sizeof(key)) != 0)
+			i = (i + 1) & (nslots - 1);
+		if (!slots[i]) {
+			memcpy(keys[nids], key, sizeof(key));
+			slots[i] = (uint32_t)++nids;
+		}
+		ss->sid[q] = slots[i] - 1;
+	}
+	free(slots);
+	free(keys);
+	dfa_seqtab_init(&ss->sigs);
+}
+
 void dfa_subset_fini(struct dfa_subset *ss)
 {
+	if (ss->sid) {
+		dfa_seqtab_fini(&ss->sigs);
+		free(ss->sid);
+		free(ss->sig);
+	}
 	dfa_seqtab_fini(&ss->sets);
 	dfa_seqtab_fini(&ss->labels);
 	free(ss->trans);

@@ -352,6 +352,8 @@ static int glob_expand(const struct glob_lexer *lx, size_t lo, size_t hi, struct
 	VEC_PUSH(cur.v, cur.n, cur.cap);
 	memset(&cur.v[0], 0, sizeof(cur.v[0]));
 
+	/* room for every token of the span in the first alternative */
+	mem_grow((void **)&cur.v[0].idx, &cur.v[0].cap, hi - lo, sizeof(uint32_t));
 	for (size_t i = lo; i < hi; i++) {
 		if (t[i].kind != GLOB_TOK_LBRACE) {
 			for (size_t k = 0; k < cur.n; k++)
@@ -433,8 +435,9 @@ static bool glob_tok_is_slash(const struct glob_tok *t)
 static void glob_lower_alt(const struct glob_lexer *lx, const struct glob_seq *seq,
 			   struct glob_alt *alt)
 {
-	size_t cap = 0;
-	alt->items = NULL;
+	/* an item per token at most */
+	size_t cap = seq->n ? seq->n : 1;
+	alt->items = xmalloc(cap * sizeof(*alt->items));
 	alt->n = 0;
 	for (size_t i = 0; i < seq->n;) {
 		const struct glob_tok *t = &lx->toks[seq->idx[i]];
@@ -488,6 +491,9 @@ int glob_parse(const char *text, struct glob *out, struct glob_error *err)
 		rc = glob_error_set(err, 0, 0, "empty glob");
 		goto out;
 	}
+	/* a token per byte at most: one allocation, no growth */
+	lx.cap = strlen(text) + 1;
+	lx.toks = xmalloc(lx.cap * sizeof(*lx.toks));
 	rc = glob_lex(&lx);
 	if (rc)
 		goto out;
