@@ -110,6 +110,18 @@ static uint32_t dfa_pairs_get(struct dfa_pairs *p, uint32_t a, uint32_t b)
 	return id;
 }
 
+/* Empties p; a table grown large by one use is made small again. */
+static void dfa_pairs_clear(struct dfa_pairs *p)
+{
+	if (p->nslots > 4096) {
+		dfa_pairs_fini(p);
+		dfa_pairs_init(p);
+		return;
+	}
+	memset(p->keys, 0, p->nslots * sizeof(*p->keys));
+	p->n = 0;
+}
+
 /* Classes refining two class maps: writes class_of and, per new class, the
  * two old classes; returns the count. At most 256 pairs occur, so a small
  * hash of them does (a table over all 65536 pairs cost 128 KiB to clear on
@@ -898,95 +910,152 @@ static int dfa_chunk_build(struct dfa_fold *f, const struct dfa_rule *rules, con
 	return rc;
 }
 
-/* Adds to pairs (state << 32 | rule position) the rules that some string
- * ending in each state of d matches: the pairs (state of d, state of the
- * NFA of every rule) that some string reaches, a DFA times an NFA with no
- * subsets; a pair whose NFA state accepts for a rule puts the rule in the
- * state's set. Each pair costs the classes of its NFA state's edges. */
-static int dfa_nfa_may(struct dfa_fold *f, const struct dfa *d, const struct nfa *nfa, uint64_t **pairs,
-		       size_t *npairs, size_t *cap)
+/* The walk of d with the NFA of every rule (dfa_nfa_may). */
+struct dfa_may {
+	const struct dfa *d;
+	const struct nfa *nfa;
+	uint32_t k;
+	bool nul_alone;          /* NUL is a class of d by itself */
+	uint32_t *soff;          /* per edge set, its classes of d: scls[soff[si]..] */
+	uint16_t *scls;
+	bool *wide;              /* the set takes every class but NUL's alone */
+	uint32_t *toff, *tlen;   /* per state of d, its targets over the wide classes */
+	uint32_t *tl;
+	size_t ntl, tlcap;
+	uint32_t *seen, gen;     /* targets of one edge, each once */
+	struct dfa_pairs p;
+};
+
+static void dfa_may_init(struct dfa_may *m, const struct dfa *d, const struct nfa *nfa)
 {
-	uint32_t k = d->nclasses, n = d->nstates ? d->nstates : 1;
-	/* per edge set of the NFA, the classes of d its bytes fall in, each
-	 * once; "wide" sets take every class but one of NUL alone (a glob's
-	 * "any byte") */
-	uint32_t *soff = xmalloc((nfa->nsets + 1) * sizeof(uint32_t));
-	uint16_t *scls = xmalloc((nfa->nsets ? nfa->nsets : 1) * 256 * sizeof(uint16_t));
-	bool *wide = xcalloc(nfa->nsets ? nfa->nsets : 1, sizeof(bool));
-	bool nul_alone = true;
+	uint32_t n = d->nstates ? d->nstates : 1;
+	memset(m, 0, sizeof(*m));
+	m->d = d;
+	m->nfa = nfa;
+	m->k = d->nclasses;
+	m->nul_alone = true;
 	for (unsigned b = 1; b < 256; b++)
-		nul_alone &= d->class_of[b] != d->class_of[0];
-	soff[0] = 0;
+		m->nul_alone &= d->class_of[b] != d->class_of[0];
+	m->soff = xmalloc((nfa->nsets + 1) * sizeof(uint32_t));
+	m->scls = xmalloc((nfa->nsets ? nfa->nsets : 1) * 256 * sizeof(uint16_t));
+	m->wide = xcalloc(nfa->nsets ? nfa->nsets : 1, sizeof(bool));
+	m->soff[0] = 0;
 	for (size_t si = 0; si < nfa->nsets; si++) {
 		bool in[256] = { false };
 		uint32_t others = 0;   /* classes in the set but NUL's alone */
-		soff[si + 1] = soff[si];
+		m->soff[si + 1] = m->soff[si];
 		for (unsigned b = 0; b < 256; b++)
 			if (glob_byteset_has(&nfa->sets[si], b) && !in[d->class_of[b]]) {
 				in[d->class_of[b]] = true;
-				scls[soff[si + 1]++] = d->class_of[b];
-				others += !nul_alone || d->class_of[b] != d->class_of[0];
+				m->scls[m->soff[si + 1]++] = d->class_of[b];
+				others += !m->nul_alone || d->class_of[b] != d->class_of[0];
 			}
-		wide[si] = others == k - nul_alone;
+		m->wide[si] = others == m->k - m->nul_alone;
 	}
-	/* per state of d, its targets over the wide classes, each once, made
-	 * when first asked for: a thread in '**' asks at every state it
-	 * meets, and its many classes lead to few states */
-	uint32_t *toff = xmalloc(n * sizeof(uint32_t)), *tlen = xcalloc(n, sizeof(uint32_t));
-	uint32_t *tl = NULL;
-	size_t ntl = 0, tlcap = 0;
-	uint32_t *seen = xcalloc(n, sizeof(uint32_t)), gen = 0;
-	struct dfa_pairs p;
-	dfa_pairs_init(&p);
-	for (size_t i = 0; i < nfa->nstarts; i++)
-		dfa_pairs_get(&p, 0, nfa->starts[i]);
-	for (size_t i = 0; i < p.n; i++) {
-		uint32_t s = p.a[i], q = p.b[i];
+	m->toff = xmalloc(n * sizeof(uint32_t));
+	m->tlen = xcalloc(n, sizeof(uint32_t));
+	m->seen = xcalloc(n, sizeof(uint32_t));
+	dfa_pairs_init(&m->p);
+}
+
+static void dfa_may_fini(struct dfa_may *m)
+{
+	free(m->soff);
+	free(m->scls);
+	free(m->wide);
+	free(m->toff);
+	free(m->tlen);
+	free(m->tl);
+	free(m->seen);
+	dfa_pairs_fini(&m->p);
+}
+
+/* The targets of state s over the wide classes, made when first asked
+ * for: a thread in '**' asks at every state it meets, and its many
+ * classes lead to few states. */
+static const uint32_t *dfa_may_wide(struct dfa_may *m, uint32_t s, uint32_t *len)
+{
+	if (!m->tlen[s]) {
+		const uint16_t *row = m->d->next + (size_t)s * m->k;
+		uint32_t nul = m->d->class_of[0];
+		m->gen++;
+		m->toff[s] = (uint32_t)m->ntl;
+		for (uint32_t c = 0; c < m->k; c++)
+			if ((!m->nul_alone || c != nul) && m->seen[row[c]] != m->gen) {
+				m->seen[row[c]] = m->gen;
+				*VEC_PUSH(m->tl, m->ntl, m->tlcap) = row[c];
+			}
+		m->tlen[s] = (uint32_t)m->ntl - m->toff[s];
+	}
+	*len = m->tlen[s];
+	return m->tl + m->toff[s];
+}
+
+/* The pairs one rule's threads reach from the start states
+ * starts[0..nstarts), as (state << 32 | rule position) where its NFA
+ * accepts; returns how many pairs it walked. */
+static size_t dfa_may_rule(struct dfa_may *m, const uint32_t *starts, size_t nstarts, uint64_t **pairs,
+			   size_t *npairs, size_t *cap)
+{
+	const struct nfa *nfa = m->nfa;
+	struct dfa_pairs *p = &m->p;
+	for (size_t i = 0; i < nstarts; i++)
+		dfa_pairs_get(p, 0, starts[i]);
+	for (size_t i = 0; i < p->n; i++) {
+		uint32_t s = p->a[i], q = p->b[i];
 		const struct nfa_state *st = &nfa->st[q];
-		const uint16_t *row = d->next + (size_t)s * k;
+		const uint16_t *row = m->d->next + (size_t)s * m->k;
 		if (st->accept)
 			*VEC_PUSH(*pairs, *npairs, *cap) = (uint64_t)s << 32 | st->entry;
 		for (unsigned e = 0; e < st->neps; e++)
-			dfa_pairs_get(&p, s, st->eps[e]);
+			dfa_pairs_get(p, s, st->eps[e]);
 		for (unsigned e = 0; e < st->nedge; e++) {
 			uint32_t si = st->edge[e].set, to = st->edge[e].to;
-			if (wide[si]) {
-				if (!tlen[s]) {
-					gen++;
-					toff[s] = (uint32_t)ntl;
-					for (uint32_t c = 0; c < k; c++)
-						if ((!nul_alone || c != d->class_of[0]) && seen[row[c]] != gen) {
-							seen[row[c]] = gen;
-							*VEC_PUSH(tl, ntl, tlcap) = row[c];
-						}
-					tlen[s] = (uint32_t)ntl - toff[s];
-				}
+			if (m->wide[si]) {
+				uint32_t len;
+				const uint32_t *t = dfa_may_wide(m, s, &len);
 				/* a wide set of NUL and more also takes NUL's class */
-				if (nul_alone && glob_byteset_has(&nfa->sets[si], 0))
-					dfa_pairs_get(&p, row[d->class_of[0]], to);
-				for (uint32_t x = 0; x < tlen[s]; x++)
-					dfa_pairs_get(&p, tl[toff[s] + x], to);
+				if (m->nul_alone && glob_byteset_has(&nfa->sets[si], 0))
+					dfa_pairs_get(p, row[m->d->class_of[0]], to);
+				for (uint32_t x = 0; x < len; x++)
+					dfa_pairs_get(p, t[x], to);
 				continue;
 			}
-			gen++;
-			for (uint32_t x = soff[si]; x < soff[si + 1]; x++) {
-				uint32_t t = row[scls[x]];
-				if (seen[t] != gen) {
-					seen[t] = gen;
-					dfa_pairs_get(&p, t, to);
+			m->gen++;
+			for (uint32_t x = m->soff[si]; x < m->soff[si + 1]; x++) {
+				uint32_t t = row[m->scls[x]];
+				if (m->seen[t] != m->gen) {
+					m->seen[t] = m->gen;
+					dfa_pairs_get(p, t, to);
 				}
 			}
 		}
 	}
-	size_t walked = p.n;
-	free(soff);
-	free(scls);
-	free(wide);
-	free(toff);
-	free(tlen);
-	free(tl);
-	free(seen);
-	dfa_pairs_fini(&p);
+	size_t walked = p->n;
+	dfa_pairs_clear(p);
+	return walked;
+}
+
+/* Adds to pairs (state << 32 | rule position) the rules that some string
+ * ending in each state of d matches: the pairs (state of d, state of the
+ * NFA of every rule) that some string reaches, a DFA times an NFA with no
+ * subsets; a pair whose NFA state accepts for a rule puts the rule in the
+ * state's set. Rule by rule (their threads never meet), so that one
+ * rule's pairs sit in a table small enough to stay in the cache. */
+static int dfa_nfa_may(struct dfa_fold *f, const struct dfa *d, const struct nfa *nfa, uint64_t **pairs,
+		       size_t *npairs, size_t *cap)
+{
+	struct dfa_may m;
+	size_t walked = 0, next;
+	dfa_may_init(&m, d, nfa);
+	/* a rule's alternatives start one after another */
+	for (size_t first = 0; first < nfa->nstarts; first = next) {
+		uint32_t entry = nfa->st[nfa->starts[first]].entry;
+		for (next = first; next < nfa->nstarts && nfa->st[nfa->starts[next]].entry == entry; next++)
+			;
+		walked += dfa_may_rule(&m, nfa->starts + first, next - first, pairs, npairs, cap);
+	}
+	dfa_may_fini(&m);
 	return dfa_fold_spend(f, walked);
 }
 
