@@ -367,7 +367,38 @@ void dfa_subset_init(struct dfa_subset *ss, const struct nfa *nfa, const struct 
  * one) and its epsilon targets. Every target but a loop is a later state
  * (nfa.c builds each chain forwards), so one pass backwards numbers them,
  * through a table of the keys seen (open addressing, id + 1). */
-#define DFA_SID_KEY 10
+#define DFA_SID_KEY 10   /* 3 + 1 + 2 edges * 2 + 2 epsilons */
+
+static void dfa_sid_key(const struct dfa_subset *ss, uint32_t q, uint32_t key[DFA_SID_KEY])
+{
+	const struct nfa_state *st = &ss->nfa->st[q];
+	const struct dfa_rule *r = &ss->rules[st->entry];
+	unsigned n = 0;
+	bool later = true;
+	memset(key, 0, DFA_SID_KEY * sizeof(uint32_t));
+	for (unsigned e = 0; e < st->nedge; e++)
+		later &= st->edge[e].to >= q;
+	for (unsigned e = 0; e < st->neps; e++)
+		later &= st->eps[e] > q;
+	if (!later) {
+		/* not a chain built forwards: a key of its own, shared with no
+		 * other state (its subset states stay apart) */
+		key[0] = 2;
+		key[1] = q;
+		return;
+	}
+	key[n++] = st->accept;
+	key[n++] = st->accept ? r->grant : 0;
+	key[n++] = st->accept ? r->deny : 0;
+	key[n++] = (uint32_t)st->nedge << 8 | st->neps;
+	for (unsigned e = 0; e < st->nedge; e++) {
+		key[n++] = st->edge[e].set;
+		key[n++] = st->edge[e].to == q ? UINT32_MAX : ss->sid[st->edge[e].to];
+	}
+	for (unsigned e = 0; e < st->neps; e++)
+		key[n++] = ss->sid[st->eps[e]];
+}
+
 void dfa_subset_canonical(struct dfa_subset *ss)
 {
 	const struct nfa *nfa = ss->nfa;
@@ -378,20 +409,8 @@ void dfa_subset_canonical(struct dfa_subset *ss)
 	uint32_t (*keys)[DFA_SID_KEY] = xmalloc((nfa->n ? nfa->n : 1) * sizeof(*keys));
 	ss->sid = xmalloc((nfa->n ? nfa->n : 1) * sizeof(uint32_t));
 	for (size_t q = nfa->n; q-- > 0;) {
-		const struct nfa_state *st = &nfa->st[q];
-		const struct dfa_rule *r = &ss->rules[st->entry];
-		uint32_t key[DFA_SID_KEY] = { 0 };   /* 3 + 1 + 2 * 2 + 2 words */
-		unsigned n = 0;
-		key[n++] = st->accept;
-		key[n++] = st->accept ? r->grant : 0;
-		key[n++] = st->accept ? r->deny : 0;
-		key[n++] = (uint32_t)st->nedge << 8 | st->neps;
-		for (unsigned e = 0; e < st->nedge; e++) {
-			key[n++] = st->edge[e].set;
-			key[n++] = st->edge[e].to == q ? UINT32_MAX : ss->sid[st->edge[e].to];
-		}
-		for (unsigned e = 0; e < st->neps; e++)
-			key[n++] = ss->sid[st->eps[e]];
+		uint32_t key[DFA_SID_KEY];
+		dfa_sid_key(ss, (uint32_t)q, key);
 		uint64_t h = 0x9e3779b97f4a7c15ull;
 		for (unsigned i = 0; i < DFA_SID_KEY; i++)
 			h = (h ^ key[i]) * 0xff51afd7ed558ccdull;

@@ -746,6 +746,75 @@ static void test_dfa_many_rules(void **state)
 	dfa_free(d);
 }
 
+/* Directories laid out alike: by permissions, the subset states of one
+ * are the other's (dfa_subset_canonical), so the largest automaton built
+ * on the way grows by the few states of each directory's name, not by
+ * its whole layout; the tables and the may-sets are those of a fold
+ * rule by rule (the provenance build, reduced). */
+static void test_dfa_alike_dirs(void **state)
+{
+	(void)state;
+	static const char *const layout[][2] = {
+		{ "lib/**", "r" }, { "**/gen.mk", "r" }, { "src/{io,net}/[a-z]*.c", "r" },
+		{ "build/*.o", "w" }, { "log/db-?.log", "w" }, { "**/auth.pem", "d" }, { "core/secret/**", "d" },
+	};
+	enum { L = sizeof(layout) / sizeof(layout[0]), DIRS = 48 };
+	struct dfa_rule r[L * DIRS];
+	char text[L * DIRS][64];
+	size_t one = 0, n = 0;
+	for (unsigned dir = 0; dir < DIRS; dir++) {
+		for (size_t i = 0; i < L; i++, n++) {
+			snprintf(text[n], sizeof(text[n]), "/srv/team%u/svc%u/%s", dir / 8, dir % 8, layout[i][0]);
+			char k = layout[i][1][0];
+			r[n] = (struct dfa_rule){ .glob = text[n], .grant = k == 'r' ? 1 : k == 'w' ? 3 : 0,
+						  .deny = k == 'd' ? 3 : 0, .rule = (unsigned)n };
+		}
+		if (dir == 0) {
+			struct dfa_build_opts o = { .sz = sizeof(o), .perms_only = true };
+			struct dfa *d;
+			struct dfa_stats st;
+			assert_int_equal(dfa_build(r, n, &o, &d, NULL), 0);
+			dfa_stats_get(d, &st);
+			one = st.subset_states;
+			dfa_free(d);
+		}
+	}
+	struct dfa_build_opts o = { .sz = sizeof(o), .perms_only = true };
+	struct dfa *d, *p, *reduced;
+	struct dfa_stats st;
+	assert_int_equal(dfa_build(r, n, &o, &d, NULL), 0);
+	dfa_stats_get(d, &st);
+	print_message("%u directories laid out alike: largest automaton on the way %u states (one "
+		      "directory: %zu), %u once minimal\n", (unsigned)DIRS, st.subset_states, one, st.states);
+	/* each directory adds its name's few states; its layout is shared */
+	assert_true(st.subset_states < one + DIRS * 12);
+	o.perms_only = false;
+	assert_int_equal(dfa_build(r, n, &o, &p, NULL), 0);
+	assert_int_equal(dfa_perms_reduce(p, &reduced), 0);
+	struct dfa_tables td, tr;
+	dfa_tables_get(d, &td);
+	dfa_tables_get(reduced, &tr);
+	assert_int_equal(td.nstates, tr.nstates);
+	assert_int_equal(td.nclasses, tr.nclasses);
+	assert_memory_equal(td.next, tr.next, (size_t)td.nstates * td.nclasses * sizeof(*td.next));
+	assert_memory_equal(td.perms, tr.perms, td.nstates * sizeof(*td.perms));
+	/* the may-sets are exact: those of the reduced provenance automaton */
+	for (unsigned s = 0; s < td.nstates; s++) {
+		struct dfa_rules a = dfa_state_rules(d, s), b = dfa_state_rules(reduced, s);
+		assert_int_equal(a.n, b.n);
+		if (a.n)
+			assert_memory_equal(a.ids, b.ids, a.n * sizeof(*a.ids));
+	}
+	check_may_rules(p, d, "/srv/team3/svc5/lib/x/gen.mk");
+	check_may_rules(p, d, "/srv/team5/svc7/src/net/auth.pem");
+	assert_int_equal(perms_of(d, "/srv/team5/svc7/src/net/a.c"), 1);
+	assert_int_equal(perms_of(d, "/srv/team5/svc7/core/secret/a.c"), 0);
+	assert_int_equal(perms_of(d, "/srv/team5/svc7/build/a.o"), 3);
+	dfa_free(reduced);
+	dfa_free(p);
+	dfa_free(d);
+}
+
 static void test_dfa_class_example(void **state)
 {
 	(void)state;
@@ -788,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_dfa_realistic),
 		cmocka_unit_test(test_dfa_fold_limit),
 		cmocka_unit_test(test_dfa_many_rules),
+		cmocka_unit_test(test_dfa_alike_dirs),
 		cmocka_unit_test(test_dfa_class_example),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
