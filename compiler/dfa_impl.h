@@ -45,8 +45,6 @@ struct nfa {
 	size_t n, cap;
 	struct glob_byteset *sets;   /* distinct edge sets */
 	size_t nsets, setcap;
-	uint32_t *set_slots;         /* open addressing over sets: id + 1, 0 = empty */
-	size_t nset_slots;
 	uint32_t *starts;            /* one start state per alternative */
 	size_t nstarts, startcap;
 
@@ -88,6 +86,8 @@ const uint32_t *dfa_seqtab_get(const struct dfa_seqtab *t, uint32_t id, size_t *
 /* The id of v[0..n), added if new unless limit ids exist (then UINT32_MAX). */
 uint32_t dfa_seqtab_intern(struct dfa_seqtab *t, const uint32_t *v, size_t n, size_t limit,
 			   bool *is_new);
+/* Room for n more sequences of words u32 in all: no rehash while they come. */
+void dfa_seqtab_reserve(struct dfa_seqtab *t, size_t n, size_t words);
 uint64_t dfa_seq_hash(const uint32_t *v, size_t n);
 int dfa_u32_cmp(const void *a, const void *b);
 
@@ -214,8 +214,9 @@ int dfa_fold_build(struct dfa *d, const struct dfa_rule *rules, size_t n, bool p
  * rules sit under their own directories a chunk's threads stay few, and
  * this is several times faster than a fold of one automaton per rule.
  * globs are the rules' parsed globs, all the NFA of all of them (classes
- * computed), which gives each state the rules it may match. -E2BIG (d left empty) past a bound; the caller then builds by rules,
- * which reports what was too large. */
+ * computed), which gives each state the rules it may match. -E2BIG (d
+ * left empty) past a bound; the caller then builds by rules, which
+ * reports what was too large. */
 int dfa_fold_build_chunked(struct dfa *d, const struct dfa_rule *rules, const struct glob *globs, size_t n,
 			   const struct nfa *all, size_t max_build, size_t max_total, size_t max_states);
 

@@ -63,6 +63,19 @@ static void dfa_seqtab_rehash(struct dfa_seqtab *t)
 	}
 }
 
+void dfa_seqtab_reserve(struct dfa_seqtab *t, size_t n, size_t words)
+{
+	size_t nslots = t->nslots;
+	while (nslots < 2 * (t->n + n) + 2)
+		nslots *= 2;
+	if (nslots != t->nslots) {
+		t->nslots = nslots / 2;   /* the rehash doubles it */
+		dfa_seqtab_rehash(t);
+	}
+	mem_grow((void **)&t->pool, &t->poolcap, t->npool + words, sizeof(uint32_t));
+	mem_grow((void **)&t->off, &t->offcap, t->n + n + 1, sizeof(uint32_t));
+}
+
 /* Returns the id of v[0..n), or UINT32_MAX when it is new and limit ids
  * exist already; *is_new says whether it was added. */
 uint32_t dfa_seqtab_intern(struct dfa_seqtab *t, const uint32_t *v, size_t n, size_t limit,
@@ -402,29 +415,17 @@ static void dfa_sid_key(const struct dfa_subset *ss, uint32_t q, uint32_t key[DF
 void dfa_subset_canonical(struct dfa_subset *ss)
 {
 	const struct nfa *nfa = ss->nfa;
-	size_t nslots = 64, nids = 0;
-	while (nslots < 2 * nfa->n)
-		nslots *= 2;
-	uint32_t *slots = xcalloc(nslots, sizeof(uint32_t));
-	uint32_t (*keys)[DFA_SID_KEY] = xmalloc((nfa->n ? nfa->n : 1) * sizeof(*keys));
+	struct dfa_seqtab ids;
+	bool is_new;
+	dfa_seqtab_init(&ids);
+	dfa_seqtab_reserve(&ids, nfa->n, nfa->n * DFA_SID_KEY);
 	ss->sid = xmalloc((nfa->n ? nfa->n : 1) * sizeof(uint32_t));
 	for (size_t q = nfa->n; q-- > 0;) {
 		uint32_t key[DFA_SID_KEY];
 		dfa_sid_key(ss, (uint32_t)q, key);
-		uint64_t h = 0x9e3779b97f4a7c15ull;
-		for (unsigned i = 0; i < DFA_SID_KEY; i++)
-			h = (h ^ key[i]) * 0xff51afd7ed558ccdull;
-		size_t i = (size_t)(h ^ h >> 32) & (nslots - 1);
-		while (slots[i] && memcmp(keys[slots[i] - 1], key, sizeof(key)) != 0)
-			i = (i + 1) & (nslots - 1);
-		if (!slots[i]) {
-			memcpy(keys[nids], key, sizeof(key));
-			slots[i] = (uint32_t)++nids;
-		}
-		ss->sid[q] = slots[i] - 1;
+		ss->sid[q] = dfa_seqtab_intern(&ids, key, DFA_SID_KEY, SIZE_MAX, &is_new);
 	}
-	free(slots);
-	free(keys);
+	dfa_seqtab_fini(&ids);
 	dfa_seqtab_init(&ss->sigs);
 }
 

@@ -39,7 +39,6 @@ void nfa_fini(struct nfa *nfa)
 {
 	free(nfa->st);
 	free(nfa->sets);
-	free(nfa->set_slots);
 	free(nfa->starts);
 	free(nfa->set_cls_off);
 	free(nfa->set_cls);
@@ -54,32 +53,13 @@ static uint32_t nfa_state_new(struct nfa *nfa, uint32_t entry)
 	return (uint32_t)(nfa->n - 1);
 }
 
-static size_t nfa_set_slot(const struct nfa *nfa, const struct glob_byteset *set)
-{
-	uint64_t h = set->w[0] ^ (set->w[1] * 0x9e3779b97f4a7c15ull) ^ (set->w[2] * 0xc2b2ae3d27d4eb4full) ^
-		     (set->w[3] * 0x165667b19e3779f9ull);
-	h ^= h >> 29;
-	size_t i = (size_t)(h * 0xbf58476d1ce4e5b9ull >> 32) & (nfa->nset_slots - 1);
-	while (nfa->set_slots[i] && memcmp(&nfa->sets[nfa->set_slots[i] - 1], set, sizeof(*set)) != 0)
-		i = (i + 1) & (nfa->nset_slots - 1);
-	return i;
-}
-
 /* Edge sets are shared: few distinct sets keep the class computation cheap. */
 static uint32_t nfa_set_intern(struct nfa *nfa, const struct glob_byteset *set)
 {
-	if (nfa->nsets * 2 >= nfa->nset_slots) {
-		free(nfa->set_slots);
-		nfa->nset_slots = nfa->nset_slots ? nfa->nset_slots * 2 : 64;
-		nfa->set_slots = xcalloc(nfa->nset_slots, sizeof(uint32_t));
-		for (size_t j = 0; j < nfa->nsets; j++)
-			nfa->set_slots[nfa_set_slot(nfa, &nfa->sets[j])] = (uint32_t)j + 1;
-	}
-	size_t i = nfa_set_slot(nfa, set);
-	if (nfa->set_slots[i])
-		return nfa->set_slots[i] - 1;
+	for (size_t i = 0; i < nfa->nsets; i++)
+		if (memcmp(&nfa->sets[i], set, sizeof(*set)) == 0)
+			return (uint32_t)i;
 	*VEC_PUSH(nfa->sets, nfa->nsets, nfa->setcap) = *set;
-	nfa->set_slots[i] = (uint32_t)nfa->nsets;
 	return (uint32_t)(nfa->nsets - 1);
 }
 
