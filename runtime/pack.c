@@ -7,10 +7,10 @@
 #include "pack.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -593,18 +593,26 @@ fail:
 	return rc;
 }
 
+/* A pack longer than any reader takes: -EFBIG, said in err. */
+static int pack_too_big(size_t len, char *err, size_t errlen)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "pack: %zu bytes is more than the %llu this reader takes", len,
+			 (unsigned long long)BEE_PACK_MAX_FILE);
+	return -EFBIG;
+}
+
 int bee_pack__check_written(const void *buf, size_t len, char *err, size_t errlen)
 {
 	struct pack_check c = { .buf = buf, .len = len, .err = err, .errlen = errlen, .manifest_printed = true };
 	struct bee_pack p = { .buf = (uint8_t *)buf, .len = len };
 	if (err && errlen)
 		err[0] = '\0';
-	int rc = len > BEE_PACK_MAX_FILE ? -EFBIG : pack_check_all(&c, &p);
+	if (len > BEE_PACK_MAX_FILE)
+		return pack_too_big(len, err, errlen);
+	int rc = pack_check_all(&c, &p);
 	if (rc == -ENOMEM && err && errlen)
 		snprintf(err, errlen, "pack: out of memory");
-	else if (rc == -EFBIG && err && errlen)
-		snprintf(err, errlen, "pack: %zu bytes is more than the %llu this reader takes", len,
-			 (unsigned long long)BEE_PACK_MAX_FILE);
 	free(p.sections);
 	return rc;
 }
@@ -615,12 +623,8 @@ int bee_pack__open_mem(const void *buf, size_t len, struct bee_pack **out, char 
 	*out = NULL;
 	if (err && errlen)
 		err[0] = '\0';
-	if (len > BEE_PACK_MAX_FILE) {
-		if (err && errlen)
-			snprintf(err, errlen, "pack: %zu bytes is more than the %llu this reader takes",
-				 len, (unsigned long long)BEE_PACK_MAX_FILE);
-		return -EFBIG;
-	}
+	if (len > BEE_PACK_MAX_FILE)
+		return pack_too_big(len, err, errlen);
 	/* a private copy: what was checked is what the caller later reads */
 	uint8_t *copy = pack_buf_alloc(len ? len : 1);
 	if (!copy) {
