@@ -164,6 +164,9 @@ struct ll_walk {
 	size_t narrow_cap;
 	char path[PATH_MAX];
 	size_t len;
+	unsigned *listing_of;          /* by fd: its listing (beec_ll_rule.listing) */
+	size_t nlisting_of;
+	unsigned listings;
 };
 
 static uint64_t ll_now(void)
@@ -191,11 +194,24 @@ static void ll_narrow(struct ll_walk *w, size_t seed, enum beec_ll_narrow_kind k
 					 .kind = k, .rights = rights, .count = 1, .path = xstrdup(w->path) };
 }
 
+/* fd is open on a directory of its own from now on: its rules' listing. */
+static void ll_listing_new(struct ll_walk *w, int fd)
+{
+	if ((size_t)fd >= w->nlisting_of) {
+		size_t n = (size_t)fd + 64;
+		w->listing_of = xrealloc(w->listing_of, n * sizeof(*w->listing_of));
+		memset(w->listing_of + w->nlisting_of, 0, (n - w->nlisting_of) * sizeof(*w->listing_of));
+		w->nlisting_of = n;
+	}
+	w->listing_of[fd] = ++w->listings;
+}
+
 static int ll_emit(struct ll_walk *w, size_t seed, uint32_t rights, bool dir, bool late, int dirfd,
 		   const char *name)
 {
 	struct beec_ll_rule r = { .path = w->path, .rights = rights, .dir = dir, .late = late,
-				  .rule = w->seeds[seed].rule };
+				  .rule = w->seeds[seed].rule,
+				  .listing = dirfd >= 0 && (size_t)dirfd < w->nlisting_of ? w->listing_of[dirfd] : 0 };
 	if (late)
 		w->plan->late_rules++;
 	else if (dir)
@@ -642,6 +658,7 @@ static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, u
 				ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, (w->fs.any[f2] | w->ex.any[x2]) & pending);
 		} else {
 			bool late = st.st_dev != dev && w->o && w->o->late && w->o->late(cfd);
+			ll_listing_new(w, cfd);
 			err = ll_dir(w, ll_seed_here(w, seed), cfd, st.st_dev, f2, x2, pending, late, dfd, name);
 			close(cfd);
 		}
@@ -762,6 +779,7 @@ static int ll_seed(struct ll_walk *w, size_t seed, const char *path)
 			ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, any & LL_FILE_RIGHTS);
 			return 0;
 		}
+		ll_listing_new(w, fd);
 		err = ll_dir(w, seed, fd, st.st_dev, f, x, LL_ALL, late, AT_FDCWD, path);
 	} else {
 		uint32_t r = (w->fs.own[f] | w->ex.own[x]) & LL_FILE_RIGHTS;
@@ -887,6 +905,7 @@ static int ll_walk_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *
 	free(w.search);
 	free(w.seed_paths);
 	free(w.seed_of);
+	free(w.listing_of);
 out:
 	for (size_t i = 0; i < np; i++)
 		free(paths[i]);

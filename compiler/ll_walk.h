@@ -70,6 +70,11 @@ struct beec_ll_rule {
 	bool dir;             /* on a directory: beneath it */
 	bool late;            /* on a file system the session mounts anew */
 	unsigned rule;        /* the policy rule whose subtree it is in */
+	/* which directory dirfd is open on: a new number for each directory
+	 * the walk opens, so that two rules with the same number are in the
+	 * same directory even where a closed fd's number came back; 0 for a
+	 * dirfd of -1 or AT_FDCWD */
+	unsigned listing;
 };
 
 /* One grant rule of the policy, as the manifest lists it. */

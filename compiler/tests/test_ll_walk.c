@@ -6,7 +6,8 @@
  * and fifos whose names match and nearly match literal alternatives,
  * under seeded policies of literals, braces, '*', '?', classes, '**' and
  * denies inside grants, each walked twice: with lookups and with
- * opts.list_all; as root, once more as nobody. BEE_SEED=N replays a run. */
+ * opts.list_all; as root, once more as nobody. Every rule's listing is
+ * checked too (got_listing). BEE_SEED=N replays a run. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,17 +30,66 @@
 
 static char tmp[PATH_MAX];   /* realpath of a mkdtemp under /tmp: short */
 
+/* A rule's listing (the loader hands rules on by it, loader/ll.c): one
+ * number is one directory, the one dirfd is open on, whose path is the
+ * rule's without its name, though an fd's number comes back for another
+ * directory once the walk closed it. */
+struct listing {
+	unsigned id;
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	char dir[PATH_MAX];
+};
+
 /* what a walk gave: each rule as a line, in the order emitted */
 struct got {
 	char **rule;
 	size_t n, cap;
+	struct listing *ls;
+	size_t nls, lscap;
+	unsigned fd_again;   /* an fd's number met again under a new listing */
 };
+
+static void got_listing(struct got *g, const struct beec_ll_rule *r, int dirfd, const char *name)
+{
+	if (dirfd < 0) {
+		assert_int_equal(r->listing, 0);
+		return;
+	}
+	assert_int_not_equal(r->listing, 0);
+	struct stat st;
+	assert_int_equal(fstat(dirfd, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	size_t pl = strlen(r->path), nl = strlen(name);
+	assert_true(pl > nl && r->path[pl - nl - 1] == '/' && !strcmp(r->path + pl - nl, name));
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%.*s", (int)(pl - nl - 1), r->path);
+	for (size_t i = 0; i < g->nls; i++) {
+		struct listing *l = &g->ls[i];
+		if (l->id == r->listing) {
+			assert_int_equal(l->fd, dirfd);
+			assert_true(l->dev == st.st_dev && l->ino == st.st_ino);
+			assert_string_equal(l->dir, dir);
+			return;
+		}
+	}
+	for (size_t i = 0; i < g->nls; i++)
+		g->fd_again += g->ls[i].fd == dirfd;
+	if (g->nls == g->lscap) {
+		g->lscap = g->lscap ? 2 * g->lscap : 16;
+		g->ls = realloc(g->ls, g->lscap * sizeof(*g->ls));
+		assert_non_null(g->ls);
+	}
+	struct listing *l = &g->ls[g->nls++];
+	*l = (struct listing){ .id = r->listing, .fd = dirfd, .dev = st.st_dev, .ino = st.st_ino };
+	snprintf(l->dir, sizeof(l->dir), "%s", dir);
+}
 
 static int got_rule(void *ctx, const struct beec_ll_rule *r, int dirfd, const char *name)
 {
 	struct got *g = ctx;
-	(void)dirfd;
-	(void)name;
+	got_listing(g, r, dirfd, name);
 	if (g->n == g->cap) {
 		g->cap = g->cap ? 2 * g->cap : 64;
 		g->rule = realloc(g->rule, g->cap * sizeof(*g->rule));
@@ -58,11 +108,12 @@ static void got_fini(struct got *g)
 	for (size_t i = 0; i < g->n; i++)
 		free(g->rule[i]);
 	free(g->rule);
+	free(g->ls);
 	memset(g, 0, sizeof(*g));
 }
 
 struct totals {
-	unsigned policies, looked_up, listed_only, rules;
+	unsigned policies, looked_up, listed_only, rules, fd_again;
 	uint64_t dirs_looked_up;   /* directories decided by lookups, all policies */
 };
 
@@ -122,6 +173,7 @@ static void same_plan(const char *text, const char *what, struct totals *t)
 	t->looked_up += pa.looked_up ? 1 : 0;
 	t->listed_only += pa.looked_up ? 0 : 1;
 	t->rules += (unsigned)a.n;
+	t->fd_again += a.fd_again + b.fd_again;
 	got_fini(&a);
 	got_fini(&b);
 	beec_ll_plan__fini(&pa);
@@ -344,13 +396,16 @@ static void test_seeded(void **state)
 			same_plan(text, what, &t);
 		}
 	}
-	fprintf(stderr, "test_ll_walk: %u policies walked (%u with lookups, %u listed only), %u rules\n",
-		t.policies, t.looked_up, t.listed_only, t.rules);
-	/* no vacuous run: both kinds of directory met, rules made */
+	fprintf(stderr, "test_ll_walk: %u policies walked (%u with lookups, %u listed only), %u rules, "
+		"%u fds numbered again under a new listing\n", t.policies, t.looked_up, t.listed_only, t.rules,
+		t.fd_again);
+	/* no vacuous run: both kinds of directory met, rules made, and the
+	 * listings told apart directories that had the same fd number */
 	assert_true(t.policies >= (unsigned)(cases / 4));
 	assert_true(t.looked_up > 0);
 	assert_true(t.listed_only > 0);
 	assert_true(t.rules > 0);
+	assert_true(t.fd_again > 0);
 }
 
 static int setup(void **state)
