@@ -90,10 +90,13 @@ static void ll_auto_init(struct ll_auto *a, const struct bee_dfa_hdr *h, bool ex
 		nul_alone &= h->class_of[b] != h->class_of[0];
 	for (unsigned s = 0; s < n; s++)
 		a->own[s] = a->all[s] = a->any[s] = ll_rights_of(bee_dfa_perms(h)[s], exec);
-	/* a fixpoint: all only loses bits, any only gains them */
+	/* a fixpoint: all only loses bits, any only gains them. States are
+	 * numbered from the start outwards, so most edges go to a higher
+	 * number: taken from the last state down, one pass carries most
+	 * answers back and the next one finds nothing changed */
 	for (bool changed = true; changed;) {
 		changed = false;
-		for (unsigned s = 0; s < n; s++) {
+		for (unsigned s = n; s-- > 0;) {
 			uint32_t all = a->all[s], any = a->any[s];
 			for (unsigned c = 0; c < nc; c++) {
 				if (nul_alone && c == h->class_of[0])
