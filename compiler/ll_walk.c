@@ -151,6 +151,7 @@ struct ll_walk {
 	 * automata agree on: jc_of[b] (LL_NO_CLASS for the others), and for
 	 * each its class in fs, in exec and its number of bytes */
 	uint16_t jc_of[256], jc_f[256], jc_x[256], jc_n[256];
+	uint64_t jc_bytes[256][4];     /* each class's bytes, a bit each */
 	unsigned njc;
 	bool list_all;                 /* opts->list_all: no lookups */
 	struct ll_lookup *lookups;     /* the decisions made, kept for the walk */
@@ -475,29 +476,35 @@ static int ll_search_scc(struct ll_search *s, int u)
 }
 
 /* The names below node u (the first depth bytes of s->name spelled),
- * in byte order, which is strcmp's: a name before its extensions. */
+ * in byte order, which is strcmp's: a name before its extensions. Only
+ * the bytes of the classes that lead to a live node are tried. */
 static int ll_search_names(struct ll_search *s, int u, size_t depth)
 {
 	const struct ll_walk *w = s->w;
-	for (unsigned b = 1; b < 256; b++) {
-		unsigned c = w->jc_of[b];
-		if (c == LL_NO_CLASS)
-			continue;
-		int v = s->succ[(size_t)u * w->njc + c];
-		if (!s->live[v])
-			continue;
-		if (depth == NAME_MAX)
-			return -1;   /* no entry has so long a name: left to the listing */
-		s->name[depth] = (char)b;
-		s->name[depth + 1] = '\0';
-		if (!s->quiet[v] && strcmp(s->name, ".") && strcmp(s->name, "..")) {
-			mem_grow((void **)&s->names, &s->cap, s->len + depth + 2, 1);
-			memcpy(s->names + s->len, s->name, depth + 2);
-			s->len += depth + 2;
-			s->nnames++;
+	uint64_t bytes[4] = { 0 };
+	for (unsigned c = 0; c < w->njc; c++)
+		if (s->live[s->succ[(size_t)u * w->njc + c]])
+			for (unsigned i = 0; i < 4; i++)
+				bytes[i] |= w->jc_bytes[c][i];
+	for (unsigned i = 0; i < 4; i++) {
+		for (uint64_t m = bytes[i]; m; m &= m - 1) {
+			unsigned b = i * 64 + (unsigned)__builtin_ctzll(m);
+			int v = s->succ[(size_t)u * w->njc + w->jc_of[b]];
+			if (!s->live[v])
+				continue;   /* a byte of a live class leads where its class does */
+			if (depth == NAME_MAX)
+				return -1;   /* no entry has so long a name: left to the listing */
+			s->name[depth] = (char)b;
+			s->name[depth + 1] = '\0';
+			if (!s->quiet[v] && strcmp(s->name, ".") && strcmp(s->name, "..")) {
+				mem_grow((void **)&s->names, &s->cap, s->len + depth + 2, 1);
+				memcpy(s->names + s->len, s->name, depth + 2);
+				s->len += depth + 2;
+				s->nnames++;
+			}
+			if (ll_search_names(s, v, depth + 1) < 0)
+				return -1;
 		}
-		if (ll_search_names(s, v, depth + 1) < 0)
-			return -1;
 	}
 	return 0;
 }
@@ -800,6 +807,7 @@ static void ll_classes_init(struct ll_walk *w)
 {
 	const uint8_t *cf = w->fs.h->class_of, *cx = w->ex.h->class_of;
 	w->njc = 0;
+	memset(w->jc_bytes, 0, sizeof(w->jc_bytes));
 	for (unsigned b = 0; b < 256; b++) {
 		w->jc_of[b] = LL_NO_CLASS;
 		if (b == 0 || b == '/')
@@ -815,6 +823,7 @@ static void ll_classes_init(struct ll_walk *w)
 		}
 		w->jc_of[b] = (uint16_t)c;
 		w->jc_n[c]++;
+		w->jc_bytes[c][b / 64] |= 1ull << (b % 64);
 	}
 }
 
