@@ -45,8 +45,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -334,18 +336,26 @@ int bee_landlock__plan(const char *pack_path, const struct beec_ll_opts *o,
  * rule costs three system calls (openat, landlock_add_rule, close: about
  * 2.7 us on this project's hosts) beside the walk's own 1.2 us an entry.
  * So after the first LL_POOL_AFTER rules of directories the walk opened,
- * it hands them on in batches of one directory's names (with a dup of its
- * fd: the walk closes its own) to LL_POOL_THREADS threads and goes on
- * listing. The ruleset is the same: Landlock ORs the rights of the rules
- * on one inode, whatever their order. A small plan never starts them. The
- * first failure stops the walk at its next rule and is reported as the
- * rule that failed, as before; the threads are joined before the walk
- * returns. */
+ * it hands them on in batches (the names, and a dup of each directory's
+ * fd, since the walk closes its own) to LL_POOL_THREADS threads and goes
+ * on listing. The ruleset is the same: Landlock ORs the rights of the
+ * rules on one inode, whatever their order. A small plan never starts
+ * them. The first failure stops the walk at its next rule and is reported
+ * as the rule that failed, as before; the threads are joined before the
+ * walk returns.
+ *
+ * The dups are bounded: at most half the fds RLIMIT_NOFILE leaves free
+ * when the threads start (and no more than LL_POOL_FDS) are in the
+ * batches at once, the walk waiting for the threads to close some; with
+ * fewer than LL_BATCH_DIRS to spare, no thread is started and every rule
+ * is added as the walk meets it. */
 
 #define LL_POOL_AFTER 1024
 #define LL_POOL_THREADS 2
 #define LL_BATCH 256
-#define LL_QUEUE 8
+#define LL_BATCH_DIRS 16
+#define LL_POOL_FDS 128
+#define LL_QUEUE 4
 
 struct ll_job {
 	uint64_t access;
@@ -357,8 +367,8 @@ struct ll_job {
 struct ll_batch {
 	size_t n, ndirs;
 	struct ll_job job[LL_BATCH];
-	int dirfd[LL_BATCH];    /* dups of the walk's, closed with the batch */
-	uint32_t dir[LL_BATCH]; /* their paths, in text */
+	int dirfd[LL_BATCH_DIRS];    /* dups of the walk's, closed with the batch */
+	uint32_t dir[LL_BATCH_DIRS]; /* their paths, in text */
 	unsigned listing;       /* the walk's listing of the last one */
 	char *text;
 	size_t len, cap;
@@ -368,9 +378,10 @@ struct ll_pool {
 	pthread_t thread[LL_POOL_THREADS];
 	size_t nthreads;
 	pthread_mutex_t mu;
-	pthread_cond_t more, room;
+	pthread_cond_t more, room;   /* a batch to take; a batch taken or done */
 	struct ll_batch *queue[LL_QUEUE];
 	size_t head, count;
+	size_t fds, max_fds;    /* dups in the batches, and their bound */
 	bool closing;
 	int rfd;
 	_Atomic int err;        /* the first failure: its rule, path and call */
@@ -388,6 +399,7 @@ struct ll_apply {
 	uint64_t direct;        /* rules added by the walk's own thread */
 	uint64_t pool_after;    /* LL_POOL_AFTER, or BEE_LL_POOL_AFTER's (the tests') */
 	struct ll_pool *pool;   /* once started */
+	bool no_pool;           /* too few fds to spare for one */
 };
 
 /* One rule into the ruleset: 0, or -errno with *call what failed ("" for
@@ -408,14 +420,17 @@ static int ll_add(int rfd, int dirfd, const char *name, uint64_t access, const c
 	return err;
 }
 
-static void ll_batch_free(struct ll_batch *b)
+/* A batch's fds closed and its memory freed: the count of its fds. */
+static size_t ll_batch_free(struct ll_batch *b)
 {
 	if (!b)
-		return;
-	for (size_t i = 0; i < b->ndirs; i++)
+		return 0;
+	size_t n = b->ndirs;
+	for (size_t i = 0; i < n; i++)
 		close(b->dirfd[i]);
 	free(b->text);
 	free(b);
+	return n;
 }
 
 static void *ll_pool_main(void *arg)
@@ -450,7 +465,11 @@ static void *ll_pool_main(void *arg)
 				pthread_mutex_unlock(&p->mu);
 			}
 		}
-		ll_batch_free(b);
+		size_t n = ll_batch_free(b);
+		pthread_mutex_lock(&p->mu);
+		p->fds -= n;
+		pthread_cond_signal(&p->room);
+		pthread_mutex_unlock(&p->mu);
 	}
 }
 
@@ -467,6 +486,22 @@ static void ll_pool_flush(struct ll_pool *p)
 	p->queue[(p->head + p->count) % LL_QUEUE] = b;
 	p->count++;
 	pthread_cond_signal(&p->more);
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Room for one more dup: the batch being filled goes first if it holds
+ * what the threads must close to make it. */
+static void ll_pool_fd_wait(struct ll_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	bool full = p->fds >= p->max_fds;
+	pthread_mutex_unlock(&p->mu);
+	if (!full)
+		return;
+	ll_pool_flush(p);
+	pthread_mutex_lock(&p->mu);
+	while (p->fds >= p->max_fds)
+		pthread_cond_wait(&p->room, &p->mu);
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -493,27 +528,33 @@ static int ll_text(struct ll_batch *b, const char *s, size_t n, uint32_t *at)
 static int ll_pool_push(struct ll_pool *p, const struct beec_ll_rule *r, int dirfd, const char *name,
 			uint64_t access)
 {
-	if (p->cur && p->cur->n == LL_BATCH)
+	bool new_dir = !p->cur || p->cur->listing != r->listing;
+	if (p->cur && (p->cur->n == LL_BATCH || (new_dir && p->cur->ndirs == LL_BATCH_DIRS)))
 		ll_pool_flush(p);
+	/* a new batch holds no fd yet, whoever's rule came last */
+	new_dir = new_dir || !p->cur;
+	if (new_dir)
+		ll_pool_fd_wait(p);
 	struct ll_batch *b = p->cur;
 	if (!b) {
 		if (!(b = calloc(1, sizeof(*b))))
 			return -ENOMEM;
 		p->cur = b;
 	}
-	if (!b->ndirs || b->listing != r->listing) {
+	if (new_dir) {
 		size_t nl = strlen(name), pl = strlen(r->path);
 		size_t dl = pl > nl ? pl - nl - 1 : 0;   /* the path is the directory's, '/', the name */
 		int fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 		if (fd < 0)
 			return -errno;
+		pthread_mutex_lock(&p->mu);
+		p->fds++;
+		pthread_mutex_unlock(&p->mu);
 		b->dirfd[b->ndirs] = fd;
-		if (ll_text(b, r->path, dl, &b->dir[b->ndirs]) < 0) {
-			close(fd);
-			return -ENOMEM;
-		}
 		b->ndirs++;
 		b->listing = r->listing;
+		if (ll_text(b, r->path, dl, &b->dir[b->ndirs - 1]) < 0)
+			return -ENOMEM;
 	}
 	struct ll_job *j = &b->job[b->n];
 	j->access = access;
@@ -525,12 +566,34 @@ static int ll_pool_push(struct ll_pool *p, const struct beec_ll_rule *r, int dir
 	return 0;
 }
 
+/* The fds this process may still open (RLIMIT_NOFILE less those open). */
+static size_t ll_fds_free(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 0;
+	size_t open = 0;
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		return 0;
+	while (readdir(d))
+		open++;
+	closedir(d);
+	return rl.rlim_cur > open ? (size_t)(rl.rlim_cur - open) : 0;
+}
+
+/* 0 with *out the pool; 1 when too few fds are free for one. */
 static int ll_pool_start(struct ll_pool **out, int rfd)
 {
+	/* half of what is free; the threads' own opens are one each */
+	size_t spare = ll_fds_free() / 2;
+	if (spare < LL_BATCH_DIRS + LL_POOL_THREADS)
+		return 1;
 	struct ll_pool *p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
 	p->rfd = rfd;
+	p->max_fds = spare - LL_POOL_THREADS < LL_POOL_FDS ? spare - LL_POOL_THREADS : LL_POOL_FDS;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->more, NULL);
 	pthread_cond_init(&p->room, NULL);
@@ -599,11 +662,12 @@ static int ll_apply_rule(void *ctx, const struct beec_ll_rule *r, int dirfd, con
 		return 0;
 	if (a->pool && a->pool->err)
 		return a->pool->err;   /* reported by ll_pool_finish */
-	if (r->listing && !a->pool && a->direct >= a->pool_after) {
+	if (r->listing && !a->pool && !a->no_pool && a->direct >= a->pool_after) {
 		int err = ll_pool_start(&a->pool, a->rfd);
 		if (err < 0)
 			return bee_fail(a->e, BEE_STAGE_LANDLOCK, err, "rule %u '%s': threads: %s", r->rule, r->path,
 					strerror(-err));
+		a->no_pool = err == 1;
 	}
 	if (r->listing && a->pool) {
 		int err = ll_pool_push(a->pool, r, dirfd, name, access);

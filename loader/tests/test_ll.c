@@ -29,12 +29,14 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -56,13 +58,10 @@ static void put(const char *rel, const char *text)
 	fclose(f);
 }
 
-/* The policy's manifest, through libbeec and the loader's reader. */
-static void manifest_load(struct bee_pack **pack, struct bee_manifest *m)
+/* The manifest of the policy text, through libbeec and the loader's reader. */
+static void manifest_load(const char *text, struct bee_pack **pack, struct bee_manifest *m)
 {
-	char text[512], path[128];
-	snprintf(text, sizeof(text),
-		 "version = 1\nname = \"ll-rights\"\n[fs]\n"
-		 "read = [\"%s/**\", \"/dev/null\"]\nwrite = [\"%s/rw/**\", \"/dev/zero\"]\n", dir, dir);
+	char path[128];
 	struct beec_policy pol = { .src = source_new("ll.toml", text, strlen(text)) };
 	struct diag_ctx dc;
 	struct beec_opts o = { .sz = sizeof(o) };
@@ -142,7 +141,11 @@ static void attempts(enum which w)
 	struct bee_manifest m;
 	struct bee_error e;
 	int rfd;
-	manifest_load(&pack, &m);
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "version = 1\nname = \"ll-rights\"\n[fs]\n"
+		 "read = [\"%s/**\", \"/dev/null\"]\nwrite = [\"%s/rw/**\", \"/dev/zero\"]\n", dir, dir);
+	manifest_load(text, &pack, &m);
 	if (w == RULESET)
 		assert_int_equal(bee_landlock_ruleset(pack, &m, abi, &rfd, NULL, NULL, &e), 0);
 	else
@@ -246,6 +249,127 @@ static void test_hardening(void **state)
 	attempts(HARDENING);
 }
 
+/* ---- a big plan's rules through ll.c's threads ----------------------------------------
+ *
+ * A directory of 600 files (two batches of 256 rules end inside it) and
+ * 40 of 5 (batches of at most 16 directories), read with "*.pem" denied
+ * below: every file gets its own rule. Under the ruleset made with the
+ * threads from the first rule (BEE_LL_POOL_AFTER=0), made so with an
+ * RLIMIT_NOFILE that leaves room for fewer dups than there are
+ * directories (the walk waits for the threads to close some), made with
+ * a limit that leaves too few for any thread, and made with every rule
+ * added by the walk itself, a child opens every file: each .pem is
+ * refused (EACCES) and every other file opens (the control). */
+#define POOL_BIG 600
+#define POOL_DIRS 40
+#define POOL_SMALL 5
+
+static bool pool_denied(unsigned i)
+{
+	return i % 10 == 0;
+}
+
+static void pool_path(char *p, size_t size, int d, unsigned i)
+{
+	if (d < 0)
+		snprintf(p, size, "%s/pool/big/f%03u.%s", dir, i, pool_denied(i) ? "pem" : "txt");
+	else
+		snprintf(p, size, "%s/pool/d%02d/g%u.%s", dir, d, i, pool_denied(i) ? "pem" : "txt");
+}
+
+static void pool_tree(void)
+{
+	char p[192];
+	snprintf(p, sizeof(p), "%s/pool", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/pool/big", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	for (int d = -1; d < POOL_DIRS; d++) {
+		if (d >= 0) {
+			snprintf(p, sizeof(p), "%s/pool/d%02d", dir, d);
+			assert_int_equal(mkdir(p, 0755), 0);
+		}
+		for (unsigned i = 0; i < (d < 0 ? POOL_BIG : POOL_SMALL); i++) {
+			pool_path(p, sizeof(p), d, i);
+			int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			assert_true(fd >= 0);
+			close(fd);
+		}
+	}
+}
+
+/* The ruleset with BEE_LL_POOL_AFTER=after (NULL: unset) and, when
+ * nofile, that RLIMIT_NOFILE while it is made; then every open. */
+static void pool_check(const char *after, rlim_t nofile)
+{
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "version = 1\nname = \"ll-pool\"\n[fs]\nread = [\"%s/pool/**\"]\ndeny = [\"**/*.pem\"]\n",
+		 dir);
+	struct bee_pack *pack;
+	struct bee_manifest m;
+	struct bee_error e;
+	struct rlimit was;
+	int rfd, abi = bee_landlock_abi();
+	if (abi < 1)
+		skip();
+	manifest_load(text, &pack, &m);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &was), 0);
+	if (after)
+		setenv("BEE_LL_POOL_AFTER", after, 1);
+	if (nofile) {
+		struct rlimit low = { nofile, was.rlim_max };
+		assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	}
+	int err = bee_landlock_ruleset(pack, &m, abi, &rfd, NULL, NULL, &e);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
+	unsetenv("BEE_LL_POOL_AFTER");
+	if (err)
+		fprintf(stderr, "test_ll pool (after %s, nofile %llu): %s\n", after ? after : "-",
+			(unsigned long long)nofile, e.msg);
+	assert_int_equal(err, 0);
+	bee_manifest_fini(&m);
+	bee_pack__close(pack);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int bad = 0;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(__NR_landlock_restrict_self, rfd, 0) < 0)
+			_exit(2);
+		for (int d = -1; d < POOL_DIRS; d++) {
+			for (unsigned i = 0; i < (d < 0 ? POOL_BIG : POOL_SMALL); i++) {
+				char p[192];
+				pool_path(p, sizeof(p), d, i);
+				int fd = open(p, O_RDONLY | O_CLOEXEC);
+				int got = fd < 0 ? errno : 0, want = pool_denied(i) ? EACCES : 0;
+				if (fd >= 0)
+					close(fd);
+				if (got != want) {
+					fprintf(stderr, "test_ll pool (after %s, nofile %llu): open %s: %s, want %s\n",
+						after ? after : "-", (unsigned long long)nofile, p, strerror(got),
+						strerror(want));
+					bad = 1;
+				}
+			}
+		}
+		_exit(bad);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(rfd);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_pool(void **state)
+{
+	(void)state;
+	pool_check("0", 0);      /* every rule through the threads */
+	pool_check("0", 64);     /* fewer dups at once than directories */
+	pool_check("0", 24);     /* too few fds to spare: no threads */
+	pool_check(NULL, 0);     /* 800 rules: under LL_POOL_AFTER, the walk's own */
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/test_ll-XXXXXX");
@@ -260,9 +384,11 @@ int main(void)
 	mkdir(sub, 0700);
 	put("/ro/f", "read only\n");
 	put("/rw/f", "written\n");
+	pool_tree();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ruleset),
 		cmocka_unit_test(test_hardening),
+		cmocka_unit_test(test_pool),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[128];
