@@ -168,6 +168,7 @@ struct ll_walk {
 	size_t narrow_cap;
 	char path[PATH_MAX];
 	size_t len;
+	bool in_spine;                 /* the directory listed holds a writable place (opts.ro) */
 	unsigned *listing_of;          /* by fd: its listing (beec_ll_rule.listing) */
 	size_t nlisting_of;
 	unsigned listings;
@@ -198,6 +199,15 @@ static void ll_narrow(struct ll_walk *w, size_t seed, enum beec_ll_narrow_kind k
 					 .kind = k, .rights = rights, .count = 1, .path = xstrdup(w->path) };
 }
 
+/* Whether a is b or below it. */
+static bool path_within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	if (!strcmp(b, "/"))
+		return true;
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
 /* fd is open on a directory of its own from now on: its rules' listing. */
 static void ll_listing_new(struct ll_walk *w, int fd)
 {
@@ -210,9 +220,26 @@ static void ll_listing_new(struct ll_walk *w, int fd)
 	w->listing_of[fd] = ++w->listings;
 }
 
+/* Where w->path lies against the session's writable places (opts.ro). */
+enum ll_ro { LL_RO_OUT, LL_RO_ABOVE, LL_RO_IN };
+
+static enum ll_ro ll_ro_of(const struct ll_walk *w)
+{
+	enum ll_ro r = LL_RO_OUT;
+	for (size_t i = 0; i < w->o->nrw; i++) {
+		if (path_within(w->path, w->o->rw[i]))
+			return LL_RO_IN;
+		if (path_within(w->o->rw[i], w->path))
+			r = LL_RO_ABOVE;
+	}
+	return r;
+}
+
 static int ll_emit(struct ll_walk *w, size_t seed, uint32_t rights, bool dir, bool late, int dirfd,
 		   const char *name)
 {
+	if (w->o && w->o->ro && !late && ll_ro_of(w) == LL_RO_OUT)
+		rights |= BEEC_LL_TRUNC;
 	struct beec_ll_rule r = { .path = w->path, .rights = rights, .dir = dir, .late = late,
 				  .rule = w->seeds[seed].rule,
 				  .listing = dirfd >= 0 && (size_t)dirfd < w->nlisting_of ? w->listing_of[dirfd] : 0 };
@@ -554,6 +581,8 @@ static const struct ll_lookup *ll_lookup_of(struct ll_walk *w, unsigned f1, unsi
 
 static int ll_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f, unsigned x, uint32_t pending,
 		  bool late_fs, int parent, const char *name);
+static int ll_dir_below(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f1, unsigned x1,
+			uint32_t child, bool late_fs);
 static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, unsigned char type,
 		    unsigned f, unsigned x, uint32_t pending, dev_t dev);
 
@@ -679,6 +708,8 @@ static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, u
 			ll_narrow(w, seed, BEEC_LL_N_EXEC_NO_READ, BEEC_LL_EXEC);
 		if (r)
 			err = ll_emit(w, seed, r, false, false, dfd, name);
+		else if (w->in_spine && ll_ro_of(w) == LL_RO_OUT)
+			err = ll_emit(w, seed, BEEC_LL_TRUNC, false, false, dfd, name);
 	}
 	w->len = len;
 	w->path[len] = '\0';
@@ -717,10 +748,27 @@ static int ll_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f
 	/* exec granted below where nothing may be read: none of it runs */
 	if ((any & BEEC_LL_EXEC) && !(any & BEEC_LL_READ))
 		ll_narrow(w, seed, BEEC_LL_N_EXEC_NO_READ, BEEC_LL_EXEC);
+	/* opts.ro: an entry of a directory that holds a writable place gets
+	 * truncate of its own, where the directory's rule cannot have it */
+	enum ll_ro ro = w->o && w->o->ro && !late_fs ? ll_ro_of(w) : LL_RO_IN;
 	if (grant)
 		err = ll_emit(w, seed, grant, true, late_fs, parent, name);
+	else if (w->in_spine && ro == LL_RO_OUT)
+		err = ll_emit(w, seed, BEEC_LL_TRUNC, true, false, parent, name);
 	if (err || !child)
 		return err;
+	bool spine = w->in_spine;
+	w->in_spine = ro == LL_RO_ABOVE;
+	err = ll_dir_below(w, seed, dfd, dev, f1, x1, child, late_fs);
+	w->in_spine = spine;
+	return err;
+}
+
+/* The entries of directory w->path (ll_dir), for the rights child. */
+static int ll_dir_below(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f1, unsigned x1,
+			uint32_t child, bool late_fs)
+{
+	int err;
 	if (child & LL_FILE_RIGHTS)
 		ll_narrow(w, seed, BEEC_LL_N_NEW_OBJECTS, child & LL_FILE_RIGHTS);
 	if (late_fs) {
@@ -728,8 +776,9 @@ static int ll_dir(struct ll_walk *w, size_t seed, int dfd, dev_t dev, unsigned f
 		ll_narrow(w, seed, BEEC_LL_N_LATE, child);
 		return 0;
 	}
-	/* few names can get anything: look them up rather than list */
-	const struct ll_lookup *l = w->list_all ? NULL : ll_lookup_of(w, f1, x1, child);
+	/* few names can get anything: look them up rather than list (not
+	 * where every entry outside the writable places gets truncate) */
+	const struct ll_lookup *l = w->list_all || w->in_spine ? NULL : ll_lookup_of(w, f1, x1, child);
 	if (l && !l->list && ll_lookup_pays(dfd, l->n) && ll_lookup_fs(dfd) &&
 	    (err = ll_lookup_dir(w, seed, dfd, dev, f1, x1, child, l)) != 1)
 		return err;
@@ -835,14 +884,6 @@ static int narrow_cmp(const void *a, const void *b)
 	return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
-/* Whether a is b or below it. */
-static bool path_within(const char *a, const char *b)
-{
-	size_t n = strlen(b);
-	if (!strcmp(b, "/"))
-		return true;
-	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
-}
 
 static int ll_walk_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec,
 			const struct beec_ll_seed *seeds, size_t nseeds, const struct beec_ll_opts *opts,

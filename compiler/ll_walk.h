@@ -63,6 +63,10 @@ struct bee_dfa_hdr;
 #define BEEC_LL_WRITE (1u << 1)
 #define BEEC_LL_EXEC (1u << 2)
 #define BEEC_LL_LIST (1u << 8)   /* READ_DIR: list it and every directory below */
+/* truncate, on a place the session mounts read-only (opts.ro): the mount
+ * refuses every truncate there (EROFS), and Landlock, granted it, stops
+ * its walk up the path at this rule on every open below (see opts.ro) */
+#define BEEC_LL_TRUNC (1u << 9)
 
 struct beec_ll_rule {
 	const char *path;     /* absolute */
@@ -149,6 +153,17 @@ struct beec_ll_opts {
 	/* list every mixed directory, looking no names up: the same plan
 	 * (what the tests compare), only slower */
 	bool list_all;
+	/* the session mounts everything read-only but the places rw[] (the
+	 * resolved literal prefixes of its write grants, and its writable
+	 * overlays): each rule on a place outside them (neither at, below
+	 * nor above one) also carries BEEC_LL_TRUNC, and each entry outside
+	 * them of a directory listed that holds one gets a rule of its own
+	 * with BEEC_LL_TRUNC alone (its directory's rule cannot have it).
+	 * Landlock asks for truncate at every open, and without it granted
+	 * its walk up the path goes on to the root. Unset: no BEEC_LL_TRUNC. */
+	bool ro;
+	const char *const *rw;
+	size_t nrw;
 };
 
 #define BEEC_LL_MAX_ENTRIES 2000000

@@ -970,8 +970,9 @@ static int cmd_stop(int argc, char **argv)
 /* "read,list,write,exec" of a plan rule's rights. */
 static const char *ll_rights_text(uint32_t r, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s", r & BEEC_LL_READ ? ",read" : "", r & BEEC_LL_LIST ? ",list" : "",
-		 r & BEEC_LL_WRITE ? ",write" : "", r & BEEC_LL_EXEC ? ",exec" : "");
+	snprintf(buf, size, "%s%s%s%s%s", r & BEEC_LL_READ ? ",read" : "", r & BEEC_LL_LIST ? ",list" : "",
+		 r & BEEC_LL_WRITE ? ",write" : "", r & BEEC_LL_EXEC ? ",exec" : "",
+		 r & BEEC_LL_TRUNC ? ",truncate" : "");
 	return *buf ? buf + 1 : "none";
 }
 

@@ -126,6 +126,10 @@ int bee_is_bpffs(const char *path);
  * mount) in /proc/self/mountinfo order; stops at fn's first non-zero,
  * which it returns. */
 int bee_mountinfo_each(const char *fstype, int (*fn)(const char *mnt, const char *fstype, void *ctx), void *ctx);
+/* The devices whose files the mount table shows at more than one place:
+ * mounted twice or more, or from a directory below their root (a bind
+ * mount). *out (malloc'ed), *n of them; 0 or a negative errno. */
+int bee_mount_devs_aliased(dev_t **out, size_t *n);
 
 /* ---- bpffs.c ---------------------------------------------------------------------- */
 
@@ -410,6 +414,12 @@ void bee_mountns_learn(struct bee_mountns *ns);
  * "write PATH", "proc ro|rw", "tree ro|rw"), for tests and messages;
  * -ENOSPC when it does not fit. */
 int bee_mountns_describe(const struct bee_mountns *ns, char *buf, size_t size);
+/* The places the session keeps writable (its write prefixes, /proc when a
+ * write grant reaches into it, its writable overlays): *out, *n of them,
+ * an array the caller frees whose strings are the plan's. 0; 1 when
+ * nothing of the tree turns read-only (a write grant of "/", learning),
+ * with *out NULL; -ENOMEM. */
+int bee_mountns_writable(const struct bee_mountns *ns, const char ***out, size_t *n);
 
 /* ---- user.c -------------------------------------------------------------------------- */
 

@@ -166,6 +166,8 @@ static uint64_t ll_rights(uint32_t perms, bool dir)
 	}
 	if (perms & BEEC_LL_EXEC)
 		a |= LANDLOCK_ACCESS_FS_EXECUTE;
+	if (perms & BEEC_LL_TRUNC)
+		a |= LL_FS_TRUNCATE;
 	return a;
 }
 
@@ -302,6 +304,9 @@ int bee_landlock_walk(const struct bee_pack *p, const struct bee_manifest *m, co
 	if (o) {
 		wo.max_entries = o->max_entries;
 		wo.max_ms = o->max_ms;
+		wo.ro = o->ro;
+		wo.rw = o->rw;
+		wo.nrw = o->nrw;
 	}
 	int err = beec_ll__walk(fs->data, ex->data, seeds, n, &wo, fn, ctx, plan);
 	free(seeds);
@@ -323,7 +328,21 @@ int bee_landlock__plan(const char *pack_path, const struct beec_ll_opts *o,
 	int err = bee_pack_load(pack_path, &pack, &m, e);
 	if (err)
 		return err;
-	err = bee_landlock_walk(pack, &m, o, fn, ctx, plan, e);
+	/* the places a session of it keeps writable (bee_mountns_plan) */
+	struct bee_mountns *ns = NULL;
+	const char **rw = NULL;
+	size_t nrw = 0;
+	struct beec_ll_opts wo = o ? *o : (struct beec_ll_opts){ .sz = sizeof(wo) };
+	if ((err = bee_mountns_plan(&m, bee_state_dir(NULL), &ns, e)) == 0) {
+		if ((err = bee_mountns_writable(ns, &rw, &nrw)) < 0)
+			err = bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
+		wo.ro = err == 0;
+		wo.rw = rw;
+		wo.nrw = nrw;
+		err = err < 0 ? err : bee_landlock_walk(pack, &m, &wo, fn, ctx, plan, e);
+	}
+	free(rw);
+	bee_mountns_free(ns);
 	bee_manifest_fini(&m);
 	bee_pack__close(pack);
 	return err;
@@ -362,6 +381,7 @@ struct ll_job {
 	unsigned rule;
 	uint32_t name;          /* offset in the batch's text */
 	uint16_t dir;           /* its directory in the batch's dirs */
+	bool ro_trunc;          /* its truncate is the read-only place's (ll_add) */
 };
 
 struct ll_batch {
@@ -374,6 +394,15 @@ struct ll_batch {
 	size_t len, cap;
 };
 
+/* Where a read-only place's truncate (BEEC_LL_TRUNC) holds: not on a
+ * file with other names (a hard link elsewhere may be in a writable
+ * place), nor on a device the mount table shows at more than one place
+ * (a bind mount may put it below a writable one). */
+struct ll_ro {
+	dev_t *aliased;
+	size_t naliased;
+};
+
 struct ll_pool {
 	pthread_t thread[LL_POOL_THREADS];
 	size_t nthreads;
@@ -384,6 +413,7 @@ struct ll_pool {
 	size_t fds, max_fds;    /* dups in the batches, and their bound */
 	bool closing;
 	int rfd;
+	const struct ll_ro *ro;
 	_Atomic int err;        /* the first failure: its rule, path and call */
 	unsigned err_rule;
 	char err_path[PATH_MAX];
@@ -400,17 +430,36 @@ struct ll_apply {
 	uint64_t pool_after;    /* LL_POOL_AFTER, or BEE_LL_POOL_AFTER's (the tests') */
 	struct ll_pool *pool;   /* once started */
 	bool no_pool;           /* too few fds to spare for one */
+	struct ll_ro ro;
 };
 
+/* Whether the truncate of a read-only place holds on the inode open as fd. */
+static bool ll_ro_holds(const struct ll_ro *ro, int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0 || (!S_ISDIR(st.st_mode) && st.st_nlink != 1))
+		return false;
+	for (size_t i = 0; i < ro->naliased; i++)
+		if (ro->aliased[i] == st.st_dev)
+			return false;
+	return true;
+}
+
 /* One rule into the ruleset: 0, or -errno with *call what failed ("" for
- * the open, "landlock_add_rule: " for the rule). */
-static int ll_add(int rfd, int dirfd, const char *name, uint64_t access, const char **call)
+ * the open, "landlock_add_rule: " for the rule). ro_trunc: the rule's
+ * truncate is a read-only place's, dropped where it does not hold. */
+static int ll_add(int rfd, int dirfd, const char *name, uint64_t access, bool ro_trunc, const struct ll_ro *ro,
+		  const char **call)
 {
 	struct ll_path_beneath pb = { .allowed_access = access };
 	*call = "";
 	pb.parent_fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (pb.parent_fd < 0)
 		return -errno;
+	if (ro_trunc && !ll_ro_holds(ro, pb.parent_fd) && !(pb.allowed_access &= ~LL_FS_TRUNCATE)) {
+		close(pb.parent_fd);
+		return 0;
+	}
 	int err = 0;
 	if (syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0) < 0) {
 		err = -errno;
@@ -452,7 +501,8 @@ static void *ll_pool_main(void *arg)
 		for (size_t i = 0; i < b->n && !p->err; i++) {
 			const struct ll_job *j = &b->job[i];
 			const char *call;
-			int err = ll_add(p->rfd, b->dirfd[j->dir], b->text + j->name, j->access, &call);
+			int err = ll_add(p->rfd, b->dirfd[j->dir], b->text + j->name, j->access, j->ro_trunc, p->ro,
+					 &call);
 			if (err < 0) {
 				pthread_mutex_lock(&p->mu);
 				if (!p->err) {
@@ -526,7 +576,7 @@ static int ll_text(struct ll_batch *b, const char *s, size_t n, uint32_t *at)
 
 /* Rule r (name in directory dirfd, its listing r->listing) into the batch. */
 static int ll_pool_push(struct ll_pool *p, const struct beec_ll_rule *r, int dirfd, const char *name,
-			uint64_t access)
+			uint64_t access, bool ro_trunc)
 {
 	bool new_dir = !p->cur || p->cur->listing != r->listing;
 	if (p->cur && (p->cur->n == LL_BATCH || (new_dir && p->cur->ndirs == LL_BATCH_DIRS)))
@@ -560,6 +610,7 @@ static int ll_pool_push(struct ll_pool *p, const struct beec_ll_rule *r, int dir
 	j->access = access;
 	j->rule = r->rule;
 	j->dir = (uint16_t)(b->ndirs - 1);
+	j->ro_trunc = ro_trunc;
 	if (ll_text(b, name, strlen(name), &j->name) < 0)
 		return -ENOMEM;
 	b->n++;
@@ -583,7 +634,7 @@ static size_t ll_fds_free(void)
 }
 
 /* 0 with *out the pool; 1 when too few fds are free for one. */
-static int ll_pool_start(struct ll_pool **out, int rfd)
+static int ll_pool_start(struct ll_pool **out, int rfd, const struct ll_ro *ro)
 {
 	/* half of what is free; the threads' own opens are one each */
 	size_t spare = ll_fds_free() / 2;
@@ -593,6 +644,7 @@ static int ll_pool_start(struct ll_pool **out, int rfd)
 	if (!p)
 		return -ENOMEM;
 	p->rfd = rfd;
+	p->ro = ro;
 	p->max_fds = spare - LL_POOL_THREADS < LL_POOL_FDS ? spare - LL_POOL_THREADS : LL_POOL_FDS;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->more, NULL);
@@ -660,23 +712,25 @@ static int ll_apply_rule(void *ctx, const struct beec_ll_rule *r, int dirfd, con
 	uint64_t access = ll_rule_access(r->rights, r->dir, a->handled);
 	if (!access)
 		return 0;
+	/* truncate for a read-only place: not through write, checked at its inode */
+	bool ro_trunc = (access & LL_FS_TRUNCATE) && (r->rights & BEEC_LL_TRUNC) && !(r->rights & BEEC_LL_WRITE);
 	if (a->pool && a->pool->err)
 		return a->pool->err;   /* reported by ll_pool_finish */
 	if (r->listing && !a->pool && !a->no_pool && a->direct >= a->pool_after) {
-		int err = ll_pool_start(&a->pool, a->rfd);
+		int err = ll_pool_start(&a->pool, a->rfd, &a->ro);
 		if (err < 0)
 			return bee_fail(a->e, BEE_STAGE_LANDLOCK, err, "rule %u '%s': threads: %s", r->rule, r->path,
 					strerror(-err));
 		a->no_pool = err == 1;
 	}
 	if (r->listing && a->pool) {
-		int err = ll_pool_push(a->pool, r, dirfd, name, access);
+		int err = ll_pool_push(a->pool, r, dirfd, name, access, ro_trunc);
 		return err < 0 ? bee_fail(a->e, BEE_STAGE_LANDLOCK, err, "rule %u '%s': %s", r->rule, r->path,
 					  strerror(-err))
 			       : 0;
 	}
 	const char *call;
-	int err = ll_add(a->rfd, dirfd, name, access, &call);
+	int err = ll_add(a->rfd, dirfd, name, access, ro_trunc, &a->ro, &call);
 	a->direct++;
 	if (err < 0)
 		bee_fail(a->e, BEE_STAGE_LANDLOCK, err, "rule %u '%s': %s%s", r->rule, r->path, call,
@@ -707,6 +761,10 @@ int bee_landlock_ruleset_late(const struct bee_pack *p, const struct bee_manifes
 	const char *after = getenv("BEE_LL_POOL_AFTER");
 	struct ll_apply a = { .rfd = rfd, .handled = handled, .late = late, .e = e,
 			      .pool_after = after ? strtoull(after, NULL, 10) : LL_POOL_AFTER };
+	if (wo && wo->ro && (err = bee_mount_devs_aliased(&a.ro.aliased, &a.ro.naliased)) < 0) {
+		close(rfd);
+		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "/proc/self/mountinfo: %s", strerror(-err));
+	}
 	struct beec_ll_plan own;
 	if (!plan)
 		plan = &own;
@@ -717,6 +775,7 @@ int bee_landlock_ruleset_late(const struct bee_pack *p, const struct bee_manifes
 		if (perr)
 			err = perr;
 	}
+	free(a.ro.aliased);
 	if (plan == &own)
 		beec_ll_plan__fini(&own);
 	if (err < 0) {

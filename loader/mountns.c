@@ -495,6 +495,28 @@ out:
 	return err;
 }
 
+int bee_mountns_writable(const struct bee_mountns *ns, const char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (ns->tree_rw)
+		return 1;
+	const char **v = calloc(ns->writes.n + ns->nov + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	size_t k = 0;
+	for (size_t i = 0; i < ns->writes.n; i++)
+		v[k++] = ns->writes.v[i];
+	if (ns->proc_rw)
+		v[k++] = "/proc";
+	for (size_t i = 0; i < ns->nov; i++)
+		if (ns->ov[i].rw)
+			v[k++] = ns->ov[i].dir;
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 int bee_mountns_describe(const struct bee_mountns *ns, char *buf, size_t size)
 {
 	size_t off = 0;

@@ -6,9 +6,11 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void mi_unescape(char *s)
@@ -27,7 +29,7 @@ static void mi_unescape(char *s)
 }
 
 struct mi_entry {
-	char *root, *mnt, *fstype;
+	char *dev, *root, *mnt, *fstype;   /* dev: "major:minor" */
 };
 
 /* Splits one mountinfo line in place. */
@@ -47,6 +49,7 @@ static int mi_split(char *line, struct mi_entry *m)
 		;
 	if (!t || !(m->fstype = strtok_r(NULL, " ", &save)))
 		return -1;
+	m->dev = f[2];
 	m->root = f[3];
 	m->mnt = f[4];
 	mi_unescape(m->root);
@@ -212,4 +215,60 @@ int bee_mountinfo_each(const char *fstype, int (*fn)(const char *mnt, const char
 {
 	struct mi_any a = { fn, ctx };
 	return mi_each(fstype, mi_any_call, &a);
+}
+
+struct mi_devs {
+	dev_t *v;
+	bool *again;   /* v[i] met twice, or mounted from below its root */
+	size_t n, cap;
+};
+
+static int mi_dev_note(const struct mi_entry *m, void *ctx)
+{
+	struct mi_devs *d = ctx;
+	unsigned maj, min;
+	if (sscanf(m->dev, "%u:%u", &maj, &min) != 2)
+		return -EINVAL;
+	dev_t dev = makedev(maj, min);
+	bool whole = strcmp(m->root, "/") == 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->v[i] == dev) {
+			d->again[i] = true;
+			return 0;
+		}
+	}
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 32;
+		dev_t *v = realloc(d->v, cap * sizeof(*v));
+		if (v)
+			d->v = v;
+		bool *a = v ? realloc(d->again, cap * sizeof(*a)) : NULL;
+		if (!a)
+			return -ENOMEM;
+		d->again = a;
+		d->cap = cap;
+	}
+	d->v[d->n] = dev;
+	d->again[d->n++] = !whole;
+	return 0;
+}
+
+int bee_mount_devs_aliased(dev_t **out, size_t *n)
+{
+	struct mi_devs d = { 0 };
+	int r = mi_each(NULL, mi_dev_note, &d);
+	size_t k = 0;
+	for (size_t i = 0; r == 0 && i < d.n; i++)
+		if (d.again[i])
+			d.v[k++] = d.v[i];
+	free(d.again);
+	if (r) {
+		free(d.v);
+		*out = NULL;
+		*n = 0;
+		return r;
+	}
+	*out = d.v;
+	*n = k;
+	return 0;
 }

@@ -49,7 +49,52 @@ struct got {
 	struct listing *ls;
 	size_t nls, lscap;
 	unsigned fd_again;   /* an fd's number met again under a new listing */
+	bool masked;         /* opts.ro's walk: lines without BEEC_LL_TRUNC, and
+			      * no line for a rule of truncate alone (counted) */
+	unsigned trunc, trunc_only;
 };
+
+/* opts.ro's writable places for the tree walked now (test_seeded) */
+static const char *ro_rw[2];
+static size_t ro_nrw;
+
+static bool within(const char *a, const char *b)
+{
+	size_t n = strlen(b);
+	return !strncmp(a, b, n) && (a[n] == '\0' || a[n] == '/');
+}
+
+/* A rule of opts.ro's walk: truncate only outside every writable place
+ * (neither at, below nor above one), and one of truncate alone only in a
+ * directory that holds one. */
+static void got_trunc(struct got *g, const struct beec_ll_rule *r)
+{
+	bool out = true, parent_holds = false;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", r->path);
+	char *slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	for (size_t i = 0; i < ro_nrw; i++) {
+		out &= !within(r->path, ro_rw[i]) && !within(ro_rw[i], r->path);
+		parent_holds |= within(ro_rw[i], parent) && strcmp(ro_rw[i], parent) != 0;
+	}
+	if (!(r->rights & BEEC_LL_TRUNC)) {
+		/* a rule outside them all but late has it */
+		if (out && !r->late)
+			fprintf(stderr, "test_ll_walk: %s: no truncate outside the writable places\n", r->path);
+		assert_false(out && !r->late);
+		return;
+	}
+	if (!out)
+		fprintf(stderr, "test_ll_walk: %s: truncate at, below or above a writable place\n", r->path);
+	assert_true(out);
+	g->trunc++;
+	if (r->rights == BEEC_LL_TRUNC) {
+		assert_true(parent_holds);
+		g->trunc_only++;
+	}
+}
 
 static void got_listing(struct got *g, const struct beec_ll_rule *r, int dirfd, const char *name)
 {
@@ -90,13 +135,20 @@ static int got_rule(void *ctx, const struct beec_ll_rule *r, int dirfd, const ch
 {
 	struct got *g = ctx;
 	got_listing(g, r, dirfd, name);
+	uint32_t rights = r->rights;
+	if (g->masked) {
+		got_trunc(g, r);
+		if (rights == BEEC_LL_TRUNC)
+			return 0;
+		rights &= ~BEEC_LL_TRUNC;
+	}
 	if (g->n == g->cap) {
 		g->cap = g->cap ? 2 * g->cap : 64;
 		g->rule = realloc(g->rule, g->cap * sizeof(*g->rule));
 		assert_non_null(g->rule);
 	}
 	char line[PATH_MAX + 64];
-	snprintf(line, sizeof(line), "%s rights=%#x dir=%d late=%d rule=%u", r->path, r->rights, r->dir, r->late,
+	snprintf(line, sizeof(line), "%s rights=%#x dir=%d late=%d rule=%u", r->path, rights, r->dir, r->late,
 		 r->rule);
 	g->rule[g->n] = strdup(line);
 	assert_non_null(g->rule[g->n++]);
@@ -113,7 +165,7 @@ static void got_fini(struct got *g)
 }
 
 struct totals {
-	unsigned policies, looked_up, listed_only, rules, fd_again;
+	unsigned policies, looked_up, listed_only, rules, fd_again, trunc, trunc_only;
 	uint64_t dirs_looked_up;   /* directories decided by lookups, all policies */
 };
 
@@ -174,6 +226,36 @@ static void same_plan(const char *text, const char *what, struct totals *t)
 	t->listed_only += pa.looked_up ? 0 : 1;
 	t->rules += (unsigned)a.n;
 	t->fd_again += a.fd_again + b.fd_again;
+	/* opts.ro: with lookups and without, the same; and the plan without
+	 * it but for truncate (the rules of truncate alone left out) */
+	if (ro_nrw) {
+		struct got c = { .masked = true }, d = { .masked = true };
+		struct beec_ll_plan pc, pd;
+		struct beec_ll_opts oc = { .sz = sizeof(oc), .ro = true, .rw = ro_rw, .nrw = ro_nrw };
+		struct beec_ll_opts od = oc;
+		od.list_all = true;
+		assert_int_equal(beec_policy__ll_walk(&p, &oc, got_rule, &c, &pc), ea);
+		assert_int_equal(beec_policy__ll_walk(&p, &od, got_rule, &d, &pd), ea);
+		assert_int_equal(c.n, a.n);
+		assert_int_equal(d.n, a.n);
+		for (size_t i = 0; i < a.n; i++) {
+			if (strcmp(a.rule[i], c.rule[i]))
+				fprintf(stderr, "%s: rule %zu: '%s', with opts.ro '%s'\n%s", what, i, a.rule[i], c.rule[i],
+					text);
+			assert_string_equal(a.rule[i], c.rule[i]);
+			assert_string_equal(a.rule[i], d.rule[i]);
+		}
+		assert_int_equal(c.trunc, d.trunc);
+		assert_int_equal(c.trunc_only, d.trunc_only);
+		assert_int_equal(pc.nnarrow, pa.nnarrow);
+		assert_int_equal(pd.nnarrow, pa.nnarrow);
+		t->trunc += c.trunc;
+		t->trunc_only += c.trunc_only;
+		got_fini(&c);
+		got_fini(&d);
+		beec_ll_plan__fini(&pc);
+		beec_ll_plan__fini(&pd);
+	}
 	got_fini(&a);
 	got_fini(&b);
 	beec_ll_plan__fini(&pa);
@@ -384,6 +466,19 @@ static void test_seeded(void **state)
 		mk(top);
 		grow(&rng, top, 0);
 		snprintf(abs_top, sizeof(abs_top), "%s/%s", tmp, top);
+		/* opts.ro: trees 1 and 3 have a directory of their own writable */
+		static char rw_dir[PATH_MAX + 300];
+		ro_nrw = 0;
+		if (tree % 2) {
+			char rel[80];
+			snprintf(rel, sizeof(rel), "%s/rw", top);
+			mk(rel);
+			snprintf(rel, sizeof(rel), "%s/rw/f", top);
+			put(rel, 0644);
+			snprintf(rw_dir, sizeof(rw_dir), "%s/rw", abs_top);
+			ro_rw[0] = rw_dir;
+			ro_nrw = 1;
+		}
 		for (long c = 0; c < cases / 4; c++) {
 			char text[16384] = "version = 1\nname = \"seeded\"\n[fs]\n";
 			list_of(&rng, abs_top, "read", 3, text, sizeof(text));
@@ -396,9 +491,11 @@ static void test_seeded(void **state)
 			same_plan(text, what, &t);
 		}
 	}
+	ro_nrw = 0;
 	fprintf(stderr, "test_ll_walk: %u policies walked (%u with lookups, %u listed only), %u rules, "
-		"%u fds numbered again under a new listing\n", t.policies, t.looked_up, t.listed_only, t.rules,
-		t.fd_again);
+		"%u fds numbered again under a new listing; with a writable place, %u rules with truncate, "
+		"%u of truncate alone\n", t.policies, t.looked_up, t.listed_only, t.rules, t.fd_again, t.trunc,
+		t.trunc_only);
 	/* no vacuous run: both kinds of directory met, rules made, and the
 	 * listings told apart directories that had the same fd number */
 	assert_true(t.policies >= (unsigned)(cases / 4));
@@ -406,6 +503,8 @@ static void test_seeded(void **state)
 	assert_true(t.listed_only > 0);
 	assert_true(t.rules > 0);
 	assert_true(t.fd_again > 0);
+	assert_true(t.trunc > 0);
+	assert_true(t.trunc_only > 0);
 }
 
 static int setup(void **state)
