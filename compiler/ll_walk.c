@@ -884,7 +884,6 @@ static int narrow_cmp(const void *a, const void *b)
 	return (x->kind > y->kind) - (x->kind < y->kind);
 }
 
-
 static int ll_walk_body(const struct bee_dfa_hdr *fs, const struct bee_dfa_hdr *exec,
 			const struct beec_ll_seed *seeds, size_t nseeds, const struct beec_ll_opts *opts,
 			beec_ll_rule_fn fn, void *ctx, struct beec_ll_plan *plan)

@@ -336,7 +336,7 @@ int bee_landlock__plan(const char *pack_path, const struct beec_ll_opts *o,
 	if ((err = bee_mountns_plan(&m, bee_state_dir(NULL), &ns, e)) == 0) {
 		if ((err = bee_mountns_writable(ns, &rw, &nrw)) < 0)
 			err = bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
-		wo.ro = err == 0;
+		wo.ro = err == 0 && *abi >= 3;   /* truncate is ABI 3's */
 		wo.rw = rw;
 		wo.nrw = nrw;
 		err = err < 0 ? err : bee_landlock_walk(pack, &m, &wo, fn, ctx, plan, e);

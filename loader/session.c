@@ -389,7 +389,7 @@ static int landlock_steps(struct bee_session *s, const struct bee_session_opts *
 	size_t nrw;
 	if ((err = bee_mountns_writable(s->mountns, &rw, &nrw)) < 0)
 		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
-	wo.ro = err == 0;
+	wo.ro = err == 0 && s->ll_abi >= 3;   /* truncate is ABI 3's */
 	wo.rw = rw;
 	wo.nrw = nrw;
 	err = bee_landlock_ruleset_late(s->pack, &s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, &wo, &plan,
