@@ -355,6 +355,14 @@ int bee_kaudit_read(struct bee_kaudit *k, struct bee_audit_log *log);
 /* Waits until every record queued before this call has been read (a
  * marker message through the same queue), up to timeout_ms. */
 int bee_kaudit_drain(struct bee_kaudit *k, struct bee_audit_log *log, int timeout_ms);
+/* Writes "bee:kernel-audit-lost:WHAT" to log: records the session may
+ * have had and did not get. */
+void bee_kaudit_lost(struct bee_kaudit *k, struct bee_audit_log *log, const char *what);
+/* One record of the stream (its netlink type, its text "audit(S.MS:N):
+ * BODY"), as bee_kaudit_read takes each; and a reader of none (no socket,
+ * no hold on audit) that the tests feed with it. */
+void bee_kaudit_record(struct bee_kaudit *k, int type, const char *text, size_t len, struct bee_audit_log *log);
+struct bee_kaudit *bee_kaudit_detached(void);
 /* Unsubscribes and drops this session's hold (turning audit off again
  * when bee turned it on and no live session holds it). */
 void bee_kaudit_close(struct bee_kaudit *k);

@@ -56,7 +56,7 @@
 #define AUDIT_LANDLOCK_DOMAIN 1424
 #endif
 #define KA_MARKER_TYPE 1121   /* AUDIT_TRUSTED_APP */
-#define KA_PENDING_MAX 64
+#define KA_PENDING_MAX 128
 
 struct ka_rec {
 	int type;
@@ -80,6 +80,7 @@ struct bee_kaudit {
 	struct ka_event pending[KA_PENDING_MAX];
 	size_t npending;
 	uint32_t lost_at_start;
+	bool held;                  /* this session's hold on audit (ka_hold) */
 	unsigned marker_seq;
 	bool marker_seen;
 	bee_warn_fn warn;
@@ -281,6 +282,7 @@ int bee_kaudit_open(const char *id, struct bee_kaudit **out, bee_warn_fn warn, v
 	err = ka_hold(id, &k->lost_at_start, e);
 	if (err)
 		goto fail;
+	k->held = true;
 	*out = k;
 	return 0;
 fail:
@@ -290,6 +292,14 @@ fail:
 	free(k->domains);
 	free(k);
 	return err;
+}
+
+struct bee_kaudit *bee_kaudit_detached(void)
+{
+	struct bee_kaudit *k = calloc(1, sizeof(*k));
+	if (k)
+		k->sock = -1;
+	return k;
 }
 
 int bee_kaudit_fd(const struct bee_kaudit *k)
@@ -495,8 +505,7 @@ static int ka_stamp(const char *text, int64_t *ns, unsigned long *serial, const 
 	return 0;
 }
 
-static void ka_record(struct bee_kaudit *k, int type, const char *text, size_t len,
-		      struct bee_audit_log *log)
+void bee_kaudit_record(struct bee_kaudit *k, int type, const char *text, size_t len, struct bee_audit_log *log)
 {
 	char *t = strndup(text, len);
 	int64_t ns;
@@ -526,16 +535,24 @@ static void ka_record(struct bee_kaudit *k, int type, const char *text, size_t l
 		free(t);
 		return;
 	}
-	if (type != AUDIT_LANDLOCK_ACCESS && type != AUDIT_LANDLOCK_DOMAIN && type != AUDIT_SYSCALL &&
-	    !ev) {
+	/* an event starts with what it may need: not with a domain's end,
+	 * which comes alone (no EOE) whenever any Landlock domain of the
+	 * machine is freed, and would fill the pending events */
+	if (!ev && ((type != AUDIT_LANDLOCK_ACCESS && type != AUDIT_LANDLOCK_DOMAIN && type != AUDIT_SYSCALL) ||
+		    (type == AUDIT_LANDLOCK_DOMAIN && !strstr(body, "status=allocated")))) {
 		free(t);
 		return;
 	}
 	if (!ev) {
 		if (k->npending == KA_PENDING_MAX) {
-			/* the oldest one will never see its EOE */
-			ka_flush(k, &k->pending[0], log);
-			k->pending[0] = k->pending[--k->npending];
+			/* the oldest one (serials grow) will never see its EOE;
+			 * never the newest, whose records are still coming */
+			size_t o = 0;
+			for (size_t i = 1; i < k->npending; i++)
+				if (k->pending[i].serial < k->pending[o].serial)
+					o = i;
+			ka_flush(k, &k->pending[o], log);
+			k->pending[o] = k->pending[--k->npending];
 		}
 		ev = &k->pending[k->npending++];
 		memset(ev, 0, sizeof(*ev));
@@ -554,7 +571,7 @@ static void ka_record(struct bee_kaudit *k, int type, const char *text, size_t l
 	ev->n++;
 }
 
-static void ka_lost_line(struct bee_kaudit *k, struct bee_audit_log *log, const char *what)
+void bee_kaudit_lost(struct bee_kaudit *k, struct bee_audit_log *log, const char *what)
 {
 	char res[64];
 	snprintf(res, sizeof(res), "bee:kernel-audit-lost:%s", what);
@@ -577,7 +594,7 @@ int bee_kaudit_read(struct bee_kaudit *k, struct bee_audit_log *log)
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return 0;
 			if (errno == ENOBUFS) {
-				ka_lost_line(k, log, "unknown");
+				bee_kaudit_lost(k, log, "unknown");
 				continue;
 			}
 			return -errno;
@@ -588,7 +605,7 @@ int bee_kaudit_read(struct bee_kaudit *k, struct bee_audit_log *log)
 			continue;
 		struct nlmsghdr *h = (void *)buf;
 		size_t len = (size_t)n - NLMSG_HDRLEN;
-		ka_record(k, h->nlmsg_type, NLMSG_DATA(h), strnlen(NLMSG_DATA(h), len), log);
+		bee_kaudit_record(k, h->nlmsg_type, NLMSG_DATA(h), strnlen(NLMSG_DATA(h), len), log);
 	}
 }
 
@@ -633,7 +650,7 @@ int bee_kaudit_drain(struct bee_kaudit *k, struct bee_audit_log *log, int timeou
 	if (ka_status(&st) == 0 && st.lost > k->lost_at_start) {
 		char n[16];
 		snprintf(n, sizeof(n), "%u", st.lost - k->lost_at_start);
-		ka_lost_line(k, log, n);
+		bee_kaudit_lost(k, log, n);
 		k->lost_at_start = st.lost;
 	}
 	return err;
@@ -645,8 +662,10 @@ void bee_kaudit_close(struct bee_kaudit *k)
 		return;
 	while (k->npending)
 		ka_event_free(&k->pending[--k->npending]);
-	close(k->sock);
-	ka_release(k->id, k->warn, k->warn_ctx);
+	if (k->sock >= 0)
+		close(k->sock);
+	if (k->held)
+		ka_release(k->id, k->warn, k->warn_ctx);
 	free(k->pids);
 	free(k->domains);
 	free(k);

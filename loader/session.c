@@ -98,7 +98,10 @@ struct bee_session {
 	char res[4200], comm[17];   /* scratch of the event callback */
 };
 
-#define KAUDIT_DRAIN_MS 500
+/* the marker's way back through the kernel's audit queue: milliseconds on
+ * a quiet host, seconds when 200 sessions end at once on a loaded one
+ * (kauditd hands every record to every session's socket) */
+#define KAUDIT_DRAIN_MS 10000
 #define KILL_WAIT_MS 2000
 
 /* ---- audit relay -------------------------------------------------------------------- */
@@ -932,8 +935,11 @@ uint64_t bee_session__end(struct bee_session *s)
 		s->learn = NULL;
 	}
 	if (s->ka) {
-		if (s->log.fd >= 0 && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0)
+		if (s->log.fd >= 0 && bee_kaudit_drain(s->ka, &s->log, KAUDIT_DRAIN_MS) < 0) {
+			/* the log says so too: what was not read is lost to it */
 			bee_warnf(s->warn, s->warn_ctx, "kernel audit: not every Landlock record was read");
+			bee_kaudit_lost(s->ka, &s->log, "unread");
+		}
 		bee_kaudit_close(s->ka);
 	}
 	char path[4096];

@@ -284,6 +284,72 @@ static void test_audit_events(void **state)
 
 /* ---- Landlock's audit text ------------------------------------------------------------- */
 
+/* The kernel's audit stream as a session's reader takes it, one record at
+ * a time: every reader sees every domain of the machine, whose frees come
+ * alone (no EOE) and whose events interleave. A session's first denial is
+ * an ACCESS record and then the DOMAIN record that makes the domain its
+ * own; with more events pending than the reader keeps, the ones dropped
+ * are the oldest, never that half-read one (the cause of check-sessions'
+ * lost denials under load). */
+static void ka_feed(struct bee_kaudit *k, struct bee_audit_log *log, int type, unsigned long serial,
+		    const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+	int n = snprintf(text, sizeof(text), "audit(1796299111.528:%lu): ", serial);
+	va_start(ap, fmt);
+	n += vsnprintf(text + n, sizeof(text) - (size_t)n, fmt, ap);
+	va_end(ap);
+	bee_kaudit_record(k, type, text, (size_t)n, log);
+}
+
+static void test_kaudit_events(void **state)
+{
+	(void)state;
+	char path[128];
+	snprintf(path, sizeof(path), "%s/kaudit.jsonl", tmpdir);
+	struct bee_audit_log log = { .fd = -1 };
+	struct bee_error e;
+	assert_int_equal(bee_audit_open(&log, path, &e), 0);
+	log.detail = true;
+	struct bee_kaudit *k = bee_kaudit_detached();
+	assert_non_null(k);
+	bee_kaudit_set_pid(k, 4242);
+	/* the frees of 300 domains of other sessions */
+	for (unsigned long i = 0; i < 300; i++)
+		ka_feed(k, &log, 1424, 100 + i, "domain=f%lu status=deallocated denials=1", i);
+	/* 200 events of others, each still waiting for its syscall's end */
+	for (unsigned long i = 0; i < 200; i++)
+		ka_feed(k, &log, 1423, 1000 + i, "domain=o%lu blockers=fs.read_file path=\"/other/%lu\"", i, i);
+	/* the session's first denial, others' records between its two */
+	ka_feed(k, &log, 1423, 2000, "domain=abc blockers=fs.read_file path=\"/secret\" dev=\"vda\" ino=7");
+	for (unsigned long i = 0; i < 4; i++)
+		ka_feed(k, &log, 1423, 2001 + i, "domain=o2%lu blockers=fs.read_file path=\"/other2/%lu\"", i, i);
+	ka_feed(k, &log, 1424, 2000, "domain=abc status=allocated mode=enforcing pid=4242 uid=65534 comm=\"t\"");
+	ka_feed(k, &log, 1300, 2000, "arch=c000003e syscall=257 success=no pid=4243 comm=\"cat\"");
+	ka_feed(k, &log, 1320, 2000, "");
+	/* a later denial of the same domain, without its DOMAIN record */
+	ka_feed(k, &log, 1423, 2100, "domain=abc blockers=fs.read_file path=\"/secret2\"");
+	ka_feed(k, &log, 1300, 2100, "arch=c000003e syscall=257 success=no pid=4243 comm=\"cat\"");
+	ka_feed(k, &log, 1320, 2100, "");
+	bee_kaudit_close(k);
+	assert_int_equal(bee_audit_close(&log), 0);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[1024];
+	int secret = 0, secret2 = 0, others = 0;
+	while (fgets(line, sizeof(line), f)) {
+		secret += strstr(line, "\"resource\":\"/secret\",\"decision\":\"Deny\"") != NULL;
+		secret2 += strstr(line, "\"resource\":\"/secret2\",\"decision\":\"Deny\"") != NULL;
+		others += strstr(line, "/other") != NULL;
+	}
+	fclose(f);
+	unlink(path);
+	assert_int_equal(secret, 1);
+	assert_int_equal(secret2, 1);
+	assert_int_equal(others, 0);   /* the controls: no other session's denial */
+}
+
 static void test_kaudit_parse(void **state)
 {
 	(void)state;
@@ -728,6 +794,7 @@ int main(void)
 		cmocka_unit_test(test_audit_format),
 		cmocka_unit_test(test_audit_events),
 		cmocka_unit_test(test_kaudit_parse),
+		cmocka_unit_test(test_kaudit_events),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_syscalls_manifest),
 		cmocka_unit_test(test_pack_and_query),
