@@ -217,9 +217,13 @@ int bee_mountinfo_each(const char *fstype, int (*fn)(const char *mnt, const char
 	return mi_each(fstype, mi_any_call, &a);
 }
 
+struct mi_dev {
+	dev_t dev;
+	bool again;   /* met twice, or mounted from below its root */
+};
+
 struct mi_devs {
-	dev_t *v;
-	bool *again;   /* v[i] met twice, or mounted from below its root */
+	struct mi_dev *v;
 	size_t n, cap;
 };
 
@@ -232,24 +236,20 @@ static int mi_dev_note(const struct mi_entry *m, void *ctx)
 	dev_t dev = makedev(maj, min);
 	bool whole = strcmp(m->root, "/") == 0;
 	for (size_t i = 0; i < d->n; i++) {
-		if (d->v[i] == dev) {
-			d->again[i] = true;
+		if (d->v[i].dev == dev) {
+			d->v[i].again = true;
 			return 0;
 		}
 	}
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 32;
-		dev_t *v = realloc(d->v, cap * sizeof(*v));
-		if (v)
-			d->v = v;
-		bool *a = v ? realloc(d->again, cap * sizeof(*a)) : NULL;
-		if (!a)
+		struct mi_dev *v = realloc(d->v, cap * sizeof(*v));
+		if (!v)
 			return -ENOMEM;
-		d->again = a;
+		d->v = v;
 		d->cap = cap;
 	}
-	d->v[d->n] = dev;
-	d->again[d->n++] = !whole;
+	d->v[d->n++] = (struct mi_dev){ dev, !whole };
 	return 0;
 }
 
@@ -257,18 +257,13 @@ int bee_mount_devs_aliased(dev_t **out, size_t *n)
 {
 	struct mi_devs d = { 0 };
 	int r = mi_each(NULL, mi_dev_note, &d);
+	dev_t *v = r == 0 ? malloc((d.n ? d.n : 1) * sizeof(*v)) : NULL;
 	size_t k = 0;
-	for (size_t i = 0; r == 0 && i < d.n; i++)
-		if (d.again[i])
-			d.v[k++] = d.v[i];
-	free(d.again);
-	if (r) {
-		free(d.v);
-		*out = NULL;
-		*n = 0;
-		return r;
-	}
-	*out = d.v;
+	for (size_t i = 0; v && i < d.n; i++)
+		if (d.v[i].again)
+			v[k++] = d.v[i].dev;
+	free(d.v);
+	*out = v;
 	*n = k;
-	return 0;
+	return r ? r : v ? 0 : -ENOMEM;
 }
