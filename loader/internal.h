@@ -428,6 +428,11 @@ int bee_mountns_describe(const struct bee_mountns *ns, char *buf, size_t size);
  * nothing of the tree turns read-only (a write grant of "/", learning),
  * with *out NULL; -ENOMEM. */
 int bee_mountns_writable(const struct bee_mountns *ns, const char ***out, size_t *n);
+/* The walk's opts.ro for a session of mount plan ns under Landlock ABI
+ * abi: truncate granted outside its writable places (from ABI 3, and not
+ * when nothing turns read-only). wo->rw is the caller's to free. */
+struct beec_ll_opts;
+int bee_landlock_ro_opts(const struct bee_mountns *ns, int abi, struct beec_ll_opts *wo, struct bee_error *e);
 
 /* ---- user.c -------------------------------------------------------------------------- */
 

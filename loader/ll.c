@@ -330,18 +330,12 @@ int bee_landlock__plan(const char *pack_path, const struct beec_ll_opts *o,
 		return err;
 	/* the places a session of it keeps writable (bee_mountns_plan) */
 	struct bee_mountns *ns = NULL;
-	const char **rw = NULL;
-	size_t nrw = 0;
 	struct beec_ll_opts wo = o ? *o : (struct beec_ll_opts){ .sz = sizeof(wo) };
-	if ((err = bee_mountns_plan(&m, bee_state_dir(NULL), &ns, e)) == 0) {
-		if ((err = bee_mountns_writable(ns, &rw, &nrw)) < 0)
-			err = bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
-		wo.ro = err == 0 && *abi >= 3;   /* truncate is ABI 3's */
-		wo.rw = rw;
-		wo.nrw = nrw;
-		err = err < 0 ? err : bee_landlock_walk(pack, &m, &wo, fn, ctx, plan, e);
-	}
-	free(rw);
+	wo.rw = NULL;   /* the plan's own, set below */
+	if ((err = bee_mountns_plan(&m, bee_state_dir(NULL), &ns, e)) == 0 &&
+	    (err = bee_landlock_ro_opts(ns, *abi, &wo, e)) == 0)
+		err = bee_landlock_walk(pack, &m, &wo, fn, ctx, plan, e);
+	free((void *)wo.rw);
 	bee_mountns_free(ns);
 	bee_manifest_fini(&m);
 	bee_pack__close(pack);
@@ -420,6 +414,19 @@ struct ll_pool {
 	const char *err_call;
 	struct ll_batch *cur;   /* being filled by the walk */
 };
+
+int bee_landlock_ro_opts(const struct bee_mountns *ns, int abi, struct beec_ll_opts *wo, struct bee_error *e)
+{
+	const char **rw;
+	size_t nrw;
+	int err = bee_mountns_writable(ns, &rw, &nrw);
+	if (err < 0)
+		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
+	wo->ro = err == 0 && abi >= 3;   /* truncate is ABI 3's */
+	wo->rw = rw;
+	wo->nrw = nrw;
+	return 0;
+}
 
 struct ll_apply {
 	int rfd;

@@ -386,18 +386,14 @@ static int landlock_steps(struct bee_session *s, const struct bee_session_opts *
 	int err = bee_landlock_weaker_check(s->ll_abi, o->weaker, o->nweaker, e);
 	if (err < 0)
 		return err;
-	/* the tree is read-only but these places: truncate is granted there
-	 * (EROFS refuses it) so that Landlock's walk at open stops early */
-	const char **rw;
-	size_t nrw;
-	if ((err = bee_mountns_writable(s->mountns, &rw, &nrw)) < 0)
-		return bee_fail(e, BEE_STAGE_LANDLOCK, err, "out of memory");
-	wo.ro = err == 0 && s->ll_abi >= 3;   /* truncate is ABI 3's */
-	wo.rw = rw;
-	wo.nrw = nrw;
+	/* the tree is read-only but the session's writable places: truncate
+	 * is granted there (EROFS refuses it), so that Landlock's walk at
+	 * open stops early */
+	if ((err = bee_landlock_ro_opts(s->mountns, s->ll_abi, &wo, e)) < 0)
+		return err;
 	err = bee_landlock_ruleset_late(s->pack, &s->mf, s->ll_abi, &s->ruleset_fd, &s->ll_late, &wo, &plan,
 					    s->warn, s->warn_ctx, e);
-	free(rw);
+	free((void *)wo.rw);
 	if (err == 0 && !o->quiet && plan.nnarrow) {
 		uint64_t n = 0;
 		unsigned rules = 0, last = ~0u;
