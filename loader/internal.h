@@ -837,14 +837,15 @@ int bee_policy_rebuild(const struct bee_pack *p, const struct bee_manifest *m, s
 
 /* ---- nesting.c ----------------------------------------------------------------------- */
 
-/* When this process runs inside registered sessions (its cgroup is theirs
- * or below; the registry of state_dir and the default one), proves the
- * pack (verified by bee_pack_load) a subset of each, innermost first, as
- * it grants now (revoked rules left out). 0 when not nested or proved;
+/* When this process runs inside registered sessions (its cgroup, self,
+ * from bee_cgroup_self, is theirs or below; the registry of state_dir and
+ * the default one), proves the pack (verified by bee_pack_load) a subset
+ * of each, innermost first, as it grants now (revoked rules left out). 0
+ * when not nested (or self is NULL: no cgroup v2 node) or proved;
  * otherwise stage NESTING, naming the session and the first
  * counterexample. Creates nothing. */
 int bee_nesting_check(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,
-		      bee_warn_fn warn, void *ctx, struct bee_error *e);
+		      const char *self, bee_warn_fn warn, void *ctx, struct bee_error *e);
 /* The same for a process in cgroup self (a path below the cgroup v2 root,
  * as /proc/PID/cgroup gives it): the session service's client (serve.c). */
 int bee_nesting_check_at(const struct bee_pack *pack, const struct bee_manifest *m, const char *state_dir,

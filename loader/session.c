@@ -485,16 +485,20 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	/* resolved before anything exists that would need undoing */
 	if ((err = bee_user_resolve(o->user, &s->user, s->warn, s->warn_ctx, e)) < 0)
 		return err;
-	if ((err = bee_nesting_check(s->pack, &s->mf, s->state_dir, s->warn, s->warn_ctx, e)) < 0)
+	/* this process's cgroup, once: the enclosing sessions are found by
+	 * it, and the session's own is made beside it */
+	int cgerr = bee_cgroup_self(parent, sizeof(parent));
+	if ((err = bee_nesting_check(s->pack, &s->mf, s->state_dir, cgerr < 0 ? NULL : parent, s->warn, s->warn_ctx,
+				     e)) < 0)
 		return err;
 	/* bee's state is bee's alone before anything is kept in it */
 	if ((err = bee_state_dir_secure(s->state_dir, e)) < 0)
 		return err;
 	if ((err = pick_backend(s, o->backend, o->landlock_fallback, bpffs, sizeof(bpffs), e)) < 0)
 		return err;
-	if ((err = bee_cgroup_self(parent, sizeof(parent))) < 0)
-		return bee_fail(e, BEE_STAGE_CGROUP, err, "cannot find this process's cgroup v2 node: %s",
-				strerror(-err));
+	if (cgerr < 0)
+		return bee_fail(e, BEE_STAGE_CGROUP, cgerr, "cannot find this process's cgroup v2 node: %s",
+				strerror(-cgerr));
 	/* what a killed bee-load left behind goes first (its cgroups, its pins) */
 	bee_sessions__gc(s->state_dir, warn_gc, s, NULL);
 	if ((err = bee_session_id_new(s->id)) < 0)
@@ -960,6 +964,18 @@ void bee_session__close(struct bee_session *s)
 	bee_ll_lates_fini(&s->ll_late);
 	if (s->cgroup_fd >= 0)
 		close(s->cgroup_fd);
+	/* init leaves by itself or is killed; its namespaces go with it, the
+	 * longest part of an end: what this process holds of the pack and of
+	 * init's plans is freed meanwhile */
+	bee_mountns_free(s->mountns);
+	bee_seccomp_fini(&s->filter);
+	bee_user_fini(&s->user);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->clock_fd >= 0)
+		close(s->clock_fd);
+	bee_manifest_fini(&s->mf);
+	bee_pack__close(s->pack);
 	bee_init_reap(&s->init);
 	/* its mount namespace is gone: the overlays' changes stay on disk for
 	 * the vfs commands (a session that changed nothing leaves nothing) */
@@ -980,15 +996,6 @@ void bee_session__close(struct bee_session *s)
 	}
 	bee_registry_entry_fini(&s->reg);
 	bee_init_fini(&s->init);
-	bee_mountns_free(s->mountns);
-	bee_seccomp_fini(&s->filter);
-	bee_user_fini(&s->user);
-	if (s->epfd >= 0)
-		close(s->epfd);
-	if (s->clock_fd >= 0)
-		close(s->clock_fd);
-	bee_manifest_fini(&s->mf);
-	bee_pack__close(s->pack);
 	for (size_t i = 0; i < s->ncontext; i++)
 		free(s->context[i]);
 	free(s->context);
