@@ -6,11 +6,16 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo */
 static void mi_unescape(char *s)
@@ -57,24 +62,103 @@ static int mi_split(char *line, struct mi_entry *m)
 	return 0;
 }
 
+/* ---- the mount table ---------------------------------------------------------------------
+ *
+ * A session's open asks for it four times (the cgroup2 and bpffs mounts,
+ * init's mount plan, the Landlock walk's aliased devices), and each
+ * reading has the kernel print every mount again: it is read once and
+ * again only when it changed. The kernel marks an open mountinfo file
+ * (POLLPRI) at each change of its namespace's table since the file was
+ * read or last polled. The file is this process's own: a fork (another
+ * pid) opens its own, and one whose number now names another file (closed
+ * under libbee by its host) is left alone and opened again. */
+
+static pthread_mutex_t mi_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	int fd;
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+	char *text;
+	size_t len;
+} mi_table = { .fd = -1 };
+
+static int mi_read_all(int fd)
+{
+	size_t cap = mi_table.text ? mi_table.len + 1 : 0, len = 0;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	for (;;) {
+		if (cap - len < 4096) {
+			char *t = realloc(mi_table.text, cap + 8192);
+			if (!t)
+				return -ENOMEM;
+			mi_table.text = t;
+			cap += 8192;
+		}
+		ssize_t n = read(fd, mi_table.text + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	mi_table.text[len] = '\0';
+	mi_table.len = len;
+	return 0;
+}
+
+/* A copy of the mount table, the caller's to free. */
+static int mi_copy_table(char **out)
+{
+	int err = 0;
+	struct stat st;
+	pthread_mutex_lock(&mi_lock);
+	bool ours = mi_table.fd >= 0 && mi_table.pid == getpid() && fstat(mi_table.fd, &st) == 0 &&
+		    st.st_dev == mi_table.dev && st.st_ino == mi_table.ino;
+	struct pollfd p = { .fd = mi_table.fd, .events = POLLPRI };
+	if (!ours) {
+		int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			err = -errno;
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		mi_table.fd = fd;
+		mi_table.pid = getpid();
+		mi_table.dev = st.st_dev;
+		mi_table.ino = st.st_ino;
+		mi_table.len = 0;
+		err = mi_read_all(fd);
+	} else if (poll(&p, 1, 0) != 0 || !mi_table.text) {
+		err = mi_read_all(mi_table.fd);
+	}
+	if (!err && !(*out = strdup(mi_table.text)))
+		err = -ENOMEM;
+out:
+	if (err)
+		mi_table.pid = 0;   /* read it whole next time */
+	pthread_mutex_unlock(&mi_lock);
+	return err;
+}
+
 /* Calls fn for each mount of fstype (NULL: every mount); stops when fn
  * returns non-zero. */
 static int mi_each(const char *fstype, int (*fn)(const struct mi_entry *, void *), void *ctx)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return -errno;
-	char *line = NULL;
-	size_t cap = 0;
-	int r = 0;
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = '\0';
+	char *text = NULL, *save = NULL;
+	int r = mi_copy_table(&text);
+	if (r)
+		return r;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct mi_entry m;
 		if (mi_split(line, &m) == 0 && (!fstype || strcmp(m.fstype, fstype) == 0) && (r = fn(&m, ctx)) != 0)
 			break;
 	}
-	free(line);
-	fclose(f);
+	free(text);
 	return r;
 }
 
