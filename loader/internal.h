@@ -481,6 +481,8 @@ struct bee_launch {
 	const int *stdio;           /* [3]: the tool's stdin, stdout, stderr; NULL: init's (bee-load's) */
 	const char *cwd;            /* the tool's working directory, in the session's mount
 				     * namespace; NULL: init's (bee-load's at open) */
+	bool last;                  /* the session ends with this tool: init leaves when it
+				     * has ended with nothing else left */
 };
 
 /* The session's init: pid 1 of the session's pid namespace, bee-load's
@@ -607,6 +609,7 @@ struct bee_exec {
 	const char *const *env;     /* the caller's environment, reduced by [env]; NULL: environ */
 	const int *stdio;           /* [3]: the tool's stdin, stdout, stderr; NULL: bee-load's */
 	const char *cwd;            /* the tool's working directory; NULL: bee-load's at open */
+	bool last;                  /* the session ends with it (bee_launch's last) */
 };
 /* Starts a tool in the session, as bee_session__spawn does, any number of
  * times and while others run. 0 with its id (in on_end's reports) and pid

@@ -311,6 +311,11 @@ struct init_go {
 #define INIT_SIGNAL 0x62656573u /* "bees" */
 #define INIT_GO_STDIO 1u
 #define INIT_GO_RULESET 2u
+/* the session ends with this tool (run's): init leaves as soon as it has
+ * said the tool's end with nothing else left, without waiting for
+ * bee-load to read it and close the control socket, so that its
+ * namespaces are torn down while bee-load reads the last records */
+#define INIT_GO_LAST 4u
 #define INIT_GO_MAXFDS 5
 _Static_assert(INIT_GO_MAXFDS <= BEE_SEND_FDS_MAX, "a go message's descriptors fit bee_send_fds");
 /* the tools one init runs at once; one more is refused (stage LAUNCH) */
@@ -538,11 +543,12 @@ static int init_go_recv(int fd, struct init_go *go, int fds[INIT_GO_MAXFDS])
 }
 
 /* The tools init runs: pid (in the session's pid namespace) and id. In
- * init's memory alone. */
+ * init's memory alone. last: a go said INIT_GO_LAST. */
 static struct {
 	pid_t pid[INIT_TOOLS_MAX];
 	uint32_t id[INIT_TOOLS_MAX];
 	size_t n;
+	bool last;
 } init_tools;
 
 /* One tool from a go: cloned, then init's copies of its descriptors
@@ -607,6 +613,8 @@ static void init_reap(int status_fd)
 		ssize_t w = write(status_fd, &ends[k], sizeof(ends[k]));
 		(void)w;
 	}
+	if (init_tools.last && nends && none && init_tools.n == 0)
+		_exit(0);
 }
 
 /* init's life once ready: a tool per go, each signal of forwarded passed
@@ -657,6 +665,7 @@ static void init_serve(const struct init_plan *ip)
 						kill(init_tools.pid[i], go.sig);
 				continue;
 			}
+			init_tools.last |= (go.flags & INIT_GO_LAST) != 0;
 			init_tool_start(ip, &go, fds);
 			init_reap(ip->status);
 		}
@@ -1081,6 +1090,8 @@ int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launc
 		go.flags |= INIT_GO_RULESET;
 		fds[nfds++] = l->ruleset_fd;
 	}
+	if (l->last)
+		go.flags |= INIT_GO_LAST;
 	if ((err = go_send(in->sock, &go, fds, nfds)) < 0) {
 		bee_fail(e, BEE_STAGE_LAUNCH, err, "the session's init: %s", strerror(-err));
 		init_kill(in);

@@ -672,7 +672,7 @@ int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint
 	struct bee_launch l = {
 		.argv = x->argv, .envp = envp, .ruleset_fd = s->ruleset_fd,
 		.ll_flags = bee_landlock_restrict_flags(s->ll_abi), .user = &s->user, .ll_late = &s->ll_late,
-		.stdio = x->stdio, .cwd = x->cwd,
+		.stdio = x->stdio, .cwd = x->cwd, .last = x->last,
 	};
 	struct bee_launched run;
 	err = bee_launch(&s->init, &l, &run, e);
@@ -749,7 +749,8 @@ int bee_session_spawn_stdio(struct bee_session *s, const char *const argv[], con
 	if (!argv || !argv[0])
 		return bee_fail(e, BEE_STAGE_USAGE, -EINVAL, "no command to run");
 	s->spawned = true;
-	struct bee_exec x = { .argv = argv, .env = launcher_env, .stdio = stdio };
+	/* the session's one tool: init leaves with it */
+	struct bee_exec x = { .argv = argv, .env = launcher_env, .stdio = stdio, .last = true };
 	pid_t pid;
 	int err = bee_session_tool_start(s, &x, &s->tool_id, &pid, e);
 	if (err) {

@@ -947,6 +947,37 @@ static void test_pid_namespace(void **state_)
 	assert_clean();
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* run's session ends with its tool: alone, init leaves by itself (the
+ * control), and with a child of the tool left, bee-load's kill of the
+ * cgroup ends it; either way run gives the tool's status at once and
+ * leaves nothing */
+static void test_tool_end(void **state_)
+{
+	(void)state_;
+	const char *scripts[] = { "exit 5", "/usr/bin/sleep 30 & exit 5" };
+	for (size_t i = 0; i < 2; i++) {
+		struct run r;
+		const char *a[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sh", "-c", scripts[i],
+				    NULL };
+		int64_t t0 = now_ms();
+		run(&r, a, NULL, 20000);
+		int64_t ms = now_ms() - t0;
+		if (r.status != 5)
+			fprintf(stderr, "%s%s", r.out, r.err);
+		assert_int_equal(r.status, 5);
+		assert_true(ms < 10000);
+		run_fini(&r);
+		assert_clean();
+	}
+}
+
 /* Runs sh -c script as nobody outside any session: the control of the
  * seccomp rows (what the same calls give without the filter). */
 static void run_nobody(struct run *r, const char *script)
@@ -2354,6 +2385,7 @@ int main(void)
 		cmocka_unit_test(test_teardown_signals),
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_pid_namespace),
+		cmocka_unit_test(test_tool_end),
 		cmocka_unit_test(test_seccomp),
 		cmocka_unit_test(test_signal_forwarded),
 		cmocka_unit_test(test_gc),
