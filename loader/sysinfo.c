@@ -79,24 +79,24 @@ static struct {
 	pid_t pid;
 	dev_t dev;
 	ino_t ino;
-	char *text;
-	size_t len;
+	char *text;                 /* the table as last read, '\0' at its end */
+	size_t cap;
 } mi_table = { .fd = -1 };
 
 static int mi_read_all(int fd)
 {
-	size_t cap = mi_table.text ? mi_table.len + 1 : 0, len = 0;
+	size_t len = 0;
 	if (lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
 	for (;;) {
-		if (cap - len < 4096) {
-			char *t = realloc(mi_table.text, cap + 8192);
+		if (mi_table.cap - len < 4096) {
+			char *t = realloc(mi_table.text, mi_table.cap + 8192);
 			if (!t)
 				return -ENOMEM;
 			mi_table.text = t;
-			cap += 8192;
+			mi_table.cap += 8192;
 		}
-		ssize_t n = read(fd, mi_table.text + len, cap - len - 1);
+		ssize_t n = read(fd, mi_table.text + len, mi_table.cap - len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -106,7 +106,6 @@ static int mi_read_all(int fd)
 		len += (size_t)n;
 	}
 	mi_table.text[len] = '\0';
-	mi_table.len = len;
 	return 0;
 }
 
@@ -118,29 +117,31 @@ static int mi_copy_table(char **out)
 	pthread_mutex_lock(&mi_lock);
 	bool ours = mi_table.fd >= 0 && mi_table.pid == getpid() && fstat(mi_table.fd, &st) == 0 &&
 		    st.st_dev == mi_table.dev && st.st_ino == mi_table.ino;
-	struct pollfd p = { .fd = mi_table.fd, .events = POLLPRI };
 	if (!ours) {
 		int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
 		if (fd < 0 || fstat(fd, &st) < 0) {
 			err = -errno;
 			if (fd >= 0)
 				close(fd);
+			mi_table.fd = -1;
 			goto out;
 		}
 		mi_table.fd = fd;
 		mi_table.pid = getpid();
 		mi_table.dev = st.st_dev;
 		mi_table.ino = st.st_ino;
-		mi_table.len = 0;
-		err = mi_read_all(fd);
-	} else if (poll(&p, 1, 0) != 0 || !mi_table.text) {
-		err = mi_read_all(mi_table.fd);
 	}
+	struct pollfd p = { .fd = mi_table.fd, .events = POLLPRI };
+	if (!ours || !mi_table.text || poll(&p, 1, 0) != 0)
+		err = mi_read_all(mi_table.fd);
 	if (!err && !(*out = strdup(mi_table.text)))
 		err = -ENOMEM;
+	if (err) {
+		/* ours: read it whole next time */
+		close(mi_table.fd);
+		mi_table.fd = -1;
+	}
 out:
-	if (err)
-		mi_table.pid = 0;   /* read it whole next time */
 	pthread_mutex_unlock(&mi_lock);
 	return err;
 }

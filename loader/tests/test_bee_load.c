@@ -978,6 +978,54 @@ static void test_tool_end(void **state_)
 	}
 }
 
+struct mnt_seen {
+	const char *want;
+	int n, found;
+};
+
+static int mnt_count(const char *mnt, const char *fstype, void *ctx)
+{
+	struct mnt_seen *m = ctx;
+	(void)fstype;
+	m->n++;
+	m->found += strcmp(mnt, m->want) == 0;
+	return 0;
+}
+
+/* The mount table is read once per process and again only when it
+ * changed (sysinfo.c): in a child of its own mount namespace (the host's
+ * table untouched), a mount made after a first reading is in the next,
+ * and a reading with nothing changed gives the same table (the control);
+ * the child, a fork of a process that had read it, reads its own. */
+static void test_mount_table(void **state_)
+{
+	(void)state_;
+	char dir[256];
+	snprintf(dir, sizeof(dir), "%s/mnt-table", tmp);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	struct mnt_seen first = { .want = dir };
+	assert_int_equal(bee_mountinfo_each(NULL, mnt_count, &first), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct mnt_seen a = { .want = dir }, b = { .want = dir }, c = { .want = dir };
+		if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+		    bee_mountinfo_each(NULL, mnt_count, &a) != 0 || bee_mountinfo_each(NULL, mnt_count, &b) != 0)
+			_exit(10);
+		if (a.n != first.n || a.found || b.n != a.n || b.found)
+			_exit(11);
+		if (mount("tmpfs", dir, "tmpfs", 0, "size=4k") < 0 || bee_mountinfo_each(NULL, mnt_count, &c) != 0)
+			_exit(12);
+		_exit(c.n == a.n + 1 && c.found == 1 ? 0 : 13);
+	}
+	assert_int_equal(wait_status(pid, 10000), 0);
+	struct mnt_seen after = { .want = dir };
+	assert_int_equal(bee_mountinfo_each(NULL, mnt_count, &after), 0);
+	assert_int_equal(after.n, first.n);
+	assert_int_equal(after.found, 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* Runs sh -c script as nobody outside any session: the control of the
  * seccomp rows (what the same calls give without the filter). */
 static void run_nobody(struct run *r, const char *script)
@@ -2386,6 +2434,7 @@ int main(void)
 		cmocka_unit_test(test_user),
 		cmocka_unit_test(test_pid_namespace),
 		cmocka_unit_test(test_tool_end),
+		cmocka_unit_test(test_mount_table),
 		cmocka_unit_test(test_seccomp),
 		cmocka_unit_test(test_signal_forwarded),
 		cmocka_unit_test(test_gc),
