@@ -132,7 +132,8 @@ static int mi_copy_table(char **out)
 		mi_table.ino = st.st_ino;
 	}
 	struct pollfd p = { .fd = mi_table.fd, .events = POLLPRI };
-	if (!ours || !mi_table.text || poll(&p, 1, 0) != 0)
+	/* ours: its last reading worked (a failed one closes it) */
+	if (!ours || poll(&p, 1, 0) != 0)
 		err = mi_read_all(mi_table.fd);
 	if (!err && !(*out = strdup(mi_table.text)))
 		err = -ENOMEM;
