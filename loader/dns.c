@@ -120,6 +120,8 @@ struct bee_dns {
 	size_t npend;
 	struct tcp_conn *tcp[MAX_TCP];
 	size_t ntcp;
+	uint8_t port_bits[65536 / 8], port_name[65536 / 8];   /* addr_write's, under lock */
+	uint8_t tcp_ans[2 + DNS_MSG_MAX];                      /* tcp_query's, on the thread */
 	bee_dns_audit_fn audit;
 	void *audit_ctx;
 	bee_warn_fn warn;
@@ -235,13 +237,13 @@ static void ports_set(uint8_t *bits, unsigned lo, unsigned hi, bool on)
 static int addr_write(struct bee_dns *d, uint32_t i)
 {
 	struct dns_addr *s = &d->addrs[i];
-	static __thread uint8_t bits[65536 / 8];
+	uint8_t *bits = d->port_bits, *name = d->port_name;
 	struct bee_net_key4 k4;
 	struct bee_net_key6 k6;
 	key_make(s->family, s->proto, s->addr, &k4, &k6);
 	int fd = s->family == 4 ? d->net4 : d->net6;
 	void *key = s->family == 4 ? (void *)&k4 : (void *)&k6;
-	memset(bits, 0, sizeof(bits));
+	memset(bits, 0, sizeof(d->port_bits));
 	for (unsigned r = 0; r < s->base.nranges && r < BEE_NET_MAX_RANGES; r++)
 		ports_set(bits, s->base.ranges[r].lo, s->base.ranges[r].hi, true);
 	long last = -1;
@@ -249,8 +251,7 @@ static int addr_write(struct bee_dns *d, uint32_t i)
 		const struct dns_adm *m = &d->adm[a];
 		if (!m->live || m->slot != i)
 			continue;
-		static __thread uint8_t name[65536 / 8];
-		memset(name, 0, sizeof(name));
+		memset(name, 0, sizeof(d->port_name));
 		ports_set(name, m->lo, m->hi, true);
 		/* the policy's denies that contain the address take their ports out */
 		for (size_t k = 0; k < d->nrecs; k++) {
@@ -259,7 +260,7 @@ static int addr_write(struct bee_dns *d, uint32_t i)
 			    prefix_has(h->addr, h->prefix, s->addr))
 				ports_set(name, h->port_lo, h->port_hi, false);
 		}
-		for (size_t b = 0; b < sizeof(bits); b++)
+		for (size_t b = 0; b < sizeof(d->port_bits); b++)
 			bits[b] |= name[b];
 		last = a;
 	}
@@ -490,7 +491,7 @@ static int io_full(int fd, uint8_t *buf, size_t len, bool out, int64_t deadline)
  * the stub serves nothing else meanwhile). */
 static void tcp_query(struct bee_dns *d, struct tcp_conn *c)
 {
-	static __thread uint8_t ans[2 + DNS_MSG_MAX];
+	uint8_t *ans = d->tcp_ans;
 	size_t qlen = (size_t)(c->buf[0] << 8 | c->buf[1]);
 	int64_t deadline = now_ms() + TCP_TIMEOUT_MS;
 	int up = socket(d->up.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
