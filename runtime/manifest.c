@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 struct mf_ctx {
 	char *err;
@@ -362,6 +363,7 @@ int bee_manifest_read(const struct bee_pack *pack, struct bee_manifest *m, char 
 
 void bee_manifest_fini(struct bee_manifest *m)
 {
+	free(m->image);
 	free(m->defines);
 	free(m->includes);
 	free(m->hooks);
@@ -370,6 +372,338 @@ void bee_manifest_fini(struct bee_manifest *m)
 	free(m->rules);
 	free(m->ll_rules);
 	memset(m, 0, sizeof(*m));
+}
+
+/* ---- the image ------------------------------------------------------------------------ *
+ *
+ * A header, then every field in the order of struct bee_manifest, each
+ * array as its count then its elements: numbers as native 32- and 64-bit
+ * words, strings as a 32-bit length (MF_NULL for none) and the bytes with
+ * a NUL. The thaw walks it with a bound on every read; its arrays are
+ * calloc'ed as the parse makes them, its strings point into the image. */
+
+#define MF_IMG_MAGIC   0x474d4d4645454201ull   /* "\1BEEFMMG" */
+#define MF_IMG_VERSION 1u
+#define MF_NULL        UINT32_MAX
+
+struct mf_img_head {
+	uint64_t magic;
+	uint32_t version, reserved;
+	uint8_t digest[16];
+	uint64_t body_len, body_xxh3;
+};
+
+/* every field of struct bee_manifest is written below: one added there
+ * fails here until it is */
+_Static_assert(sizeof(struct bee_manifest) == 336, "struct bee_manifest changed: update the image");
+
+struct mf_out {
+	uint8_t *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void out_put(struct mf_out *o, const void *p, size_t n)
+{
+	if (o->oom)
+		return;
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 4096;
+		while (cap < o->len + n)
+			cap *= 2;
+		uint8_t *b = realloc(o->buf, cap);
+		if (!b) {
+			o->oom = true;
+			return;
+		}
+		o->buf = b;
+		o->cap = cap;
+	}
+	memcpy(o->buf + o->len, p, n);
+	o->len += n;
+}
+
+static void out_u32(struct mf_out *o, uint32_t v)
+{
+	out_put(o, &v, sizeof(v));
+}
+
+static void out_u64(struct mf_out *o, uint64_t v)
+{
+	out_put(o, &v, sizeof(v));
+}
+
+static void out_str(struct mf_out *o, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (s && n >= MF_NULL) {
+		o->oom = true;   /* no manifest string is 4 GiB long */
+		return;
+	}
+	out_u32(o, s ? (uint32_t)n : MF_NULL);
+	if (s)
+		out_put(o, s, n + 1);
+}
+
+int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t digest[16], void **out, size_t *len)
+{
+	struct mf_out o = { 0 };
+	struct mf_img_head h = { .magic = MF_IMG_MAGIC, .version = MF_IMG_VERSION };
+	*out = NULL;
+	*len = 0;
+	memcpy(h.digest, digest, sizeof(h.digest));
+	out_put(&o, &h, sizeof(h));
+	out_str(&o, m->name);
+	out_u32(&o, m->schema);
+	out_str(&o, m->parent);
+	out_u64(&o, m->nincludes);
+	for (size_t i = 0; i < m->nincludes; i++)
+		out_str(&o, m->includes[i]);
+	out_u32(&o, m->audit);
+	out_u64(&o, m->ndefines);
+	for (size_t i = 0; i < m->ndefines; i++)
+		out_str(&o, m->defines[i]);
+	out_str(&o, m->source);
+	out_str(&o, m->source_name);
+	out_str(&o, m->compiler_beec);
+	out_u64(&o, m->nhooks);
+	for (size_t i = 0; i < m->nhooks; i++) {
+		const struct bee_mf_hook *k = &m->hooks[i];
+		out_str(&o, k->program);
+		out_str(&o, k->section);
+		out_str(&o, k->attach);
+		out_u32(&o, k->lsm);
+	}
+	out_u64(&o, m->nmaps);
+	for (size_t i = 0; i < m->nmaps; i++) {
+		const struct bee_mf_map *p = &m->maps[i];
+		out_str(&o, p->name);
+		out_str(&o, p->type);
+		out_str(&o, p->fill);
+		out_str(&o, p->image);
+		out_u32(&o, p->key_size);
+		out_u32(&o, p->value_size);
+		out_u32(&o, p->max_entries);
+		out_u32(&o, p->flags);
+	}
+	out_u64(&o, m->nconsts);
+	for (size_t i = 0; i < m->nconsts; i++) {
+		out_str(&o, m->consts[i].name);
+		out_u32(&o, m->consts[i].value);
+	}
+	out_u64(&o, m->nrules);
+	for (size_t i = 0; i < m->nrules; i++) {
+		const struct bee_mf_rule *r = &m->rules[i];
+		out_u32(&o, r->index);
+		out_str(&o, r->domain);
+		out_str(&o, r->kind);
+		out_str(&o, r->text);
+		out_u32(&o, r->rdomain);
+		out_u32(&o, r->rkind);
+		out_str(&o, r->value);
+		out_u32(&o, r->pinned);
+		out_u32(&o, r->line);
+		out_u32(&o, r->column);
+	}
+	for (size_t i = 0; i < BEE_MF_NAUTOMATA; i++) {
+		const struct bee_mf_automaton *a = &m->automata[i];
+		out_u64(&o, a->states);
+		out_u64(&o, a->classes);
+		out_u64(&o, a->transitions);
+		out_u64(&o, a->image_bytes);
+	}
+	out_u32(&o, m->ll_expressible);
+	out_str(&o, m->ll_reason);
+	out_u64(&o, (uint64_t)m->ll_rule);
+	out_u64(&o, m->nll);
+	for (size_t i = 0; i < m->nll; i++) {
+		const struct bee_mf_ll_rule *l = &m->ll_rules[i];
+		out_str(&o, l->path);
+		out_u32(&o, l->beneath);
+		out_u32(&o, l->perms);
+		out_u32(&o, l->rule);
+	}
+	out_u32(&o, m->syscalls_allowed);
+	if (o.oom) {
+		free(o.buf);
+		return -ENOMEM;
+	}
+	struct mf_img_head *hp = (struct mf_img_head *)o.buf;
+	hp->body_len = o.len - sizeof(h);
+	hp->body_xxh3 = XXH3_64bits(o.buf + sizeof(h), o.len - sizeof(h));
+	*out = o.buf;
+	*len = o.len;
+	return 0;
+}
+
+struct mf_in {
+	char *p, *end;
+	bool bad, oom;   /* oom: bad for want of memory */
+};
+
+static uint32_t in_u32(struct mf_in *in)
+{
+	uint32_t v = 0;
+	if (in->bad || (size_t)(in->end - in->p) < sizeof(v)) {
+		in->bad = true;
+		return 0;
+	}
+	memcpy(&v, in->p, sizeof(v));
+	in->p += sizeof(v);
+	return v;
+}
+
+static uint64_t in_u64(struct mf_in *in)
+{
+	uint64_t v = 0;
+	if (in->bad || (size_t)(in->end - in->p) < sizeof(v)) {
+		in->bad = true;
+		return 0;
+	}
+	memcpy(&v, in->p, sizeof(v));
+	in->p += sizeof(v);
+	return v;
+}
+
+/* A string (NULL for none): its bytes and NUL inside the image. */
+static const char *in_str(struct mf_in *in)
+{
+	uint32_t n = in_u32(in);
+	if (in->bad || n == MF_NULL)
+		return NULL;
+	if ((size_t)(in->end - in->p) <= n || in->p[n] != '\0' || memchr(in->p, '\0', n)) {
+		in->bad = true;
+		return NULL;
+	}
+	const char *s = in->p;
+	in->p += n + 1;
+	return s;
+}
+
+/* A string that must be there. */
+static const char *in_need(struct mf_in *in)
+{
+	const char *s = in_str(in);
+	if (!s)
+		in->bad = true;
+	return s;
+}
+
+/* An array of n elements of size each (n itself read here): calloc'ed
+ * with one more, as the parse does; each element takes at least min
+ * bytes of the image, which bounds n before anything is allocated. */
+static void *in_array(struct mf_in *in, size_t *n, size_t size, size_t min)
+{
+	uint64_t k = in_u64(in);
+	if (in->bad || k > (uint64_t)(in->end - in->p) / min) {
+		in->bad = true;
+		*n = 0;
+		return NULL;
+	}
+	*n = (size_t)k;
+	void *a = calloc(*n + 1, size);
+	if (!a)
+		in->bad = in->oom = true;
+	return a;
+}
+
+int bee_manifest_thaw(void *img, size_t len, const uint8_t digest[16], struct bee_manifest *m)
+{
+	struct mf_img_head h;
+	memset(m, 0, sizeof(*m));
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, img, sizeof(h));
+	if (h.magic != MF_IMG_MAGIC || h.version != MF_IMG_VERSION || h.reserved || memcmp(h.digest, digest, sizeof(h.digest)) ||
+	    h.body_len != len - sizeof(h) || h.body_xxh3 != XXH3_64bits((char *)img + sizeof(h), len - sizeof(h)))
+		return -EINVAL;
+	struct mf_in in = { .p = (char *)img + sizeof(h), .end = (char *)img + len };
+	m->name = in_need(&in);
+	m->schema = in_u32(&in);
+	m->parent = in_str(&in);
+	if ((m->includes = in_array(&in, &m->nincludes, sizeof(*m->includes), 4)))
+		for (size_t i = 0; i < m->nincludes; i++)
+			m->includes[i] = in_need(&in);
+	m->audit = in_u32(&in);
+	if ((m->defines = in_array(&in, &m->ndefines, sizeof(*m->defines), 4)))
+		for (size_t i = 0; i < m->ndefines; i++)
+			m->defines[i] = in_need(&in);
+	m->source = in_need(&in);
+	m->source_name = in_str(&in);
+	m->compiler_beec = in_str(&in);
+	if ((m->hooks = in_array(&in, &m->nhooks, sizeof(*m->hooks), 16)))
+		for (size_t i = 0; i < m->nhooks; i++) {
+			struct bee_mf_hook *k = &m->hooks[i];
+			k->program = in_need(&in);
+			k->section = in_need(&in);
+			k->attach = in_need(&in);
+			k->lsm = in_u32(&in) != 0;
+		}
+	if ((m->maps = in_array(&in, &m->nmaps, sizeof(*m->maps), 32)))
+		for (size_t i = 0; i < m->nmaps; i++) {
+			struct bee_mf_map *p = &m->maps[i];
+			p->name = in_need(&in);
+			p->type = in_need(&in);
+			p->fill = in_need(&in);
+			p->image = in_str(&in);
+			p->key_size = in_u32(&in);
+			p->value_size = in_u32(&in);
+			p->max_entries = in_u32(&in);
+			p->flags = in_u32(&in);
+		}
+	if ((m->consts = in_array(&in, &m->nconsts, sizeof(*m->consts), 8)))
+		for (size_t i = 0; i < m->nconsts; i++) {
+			m->consts[i].name = in_need(&in);
+			m->consts[i].value = in_u32(&in);
+		}
+	if ((m->rules = in_array(&in, &m->nrules, sizeof(*m->rules), 40)))
+		for (size_t i = 0; i < m->nrules; i++) {
+			struct bee_mf_rule *r = &m->rules[i];
+			r->index = in_u32(&in);
+			r->domain = in_need(&in);
+			r->kind = in_need(&in);
+			r->text = in_need(&in);
+			uint32_t d = in_u32(&in), k = in_u32(&in);
+			r->value = in_str(&in);
+			r->pinned = in_u32(&in) != 0;
+			r->line = in_u32(&in);
+			r->column = in_u32(&in);
+			if (r->index != i || d >= BEE_DOMAIN__COUNT || k >= BEE_RULE__COUNT)
+				in.bad = true;
+			r->rdomain = (enum bee_domain)d;
+			r->rkind = (enum bee_rule_kind)k;
+		}
+	static const char *const keys[BEE_MF_NAUTOMATA] = {
+#define MF_AUTOMATON_KEY(id, key, map) key,
+		BEE_AUTOMATA(MF_AUTOMATON_KEY)
+#undef MF_AUTOMATON_KEY
+	};
+	for (size_t i = 0; i < BEE_MF_NAUTOMATA; i++) {
+		struct bee_mf_automaton *a = &m->automata[i];
+		a->key = keys[i];
+		a->states = in_u64(&in);
+		a->classes = in_u64(&in);
+		a->transitions = in_u64(&in);
+		a->image_bytes = in_u64(&in);
+	}
+	m->ll_expressible = in_u32(&in) != 0;
+	m->ll_reason = in_str(&in);
+	m->ll_rule = (long)in_u64(&in);
+	if ((m->ll_rules = in_array(&in, &m->nll, sizeof(*m->ll_rules), 16)))
+		for (size_t i = 0; i < m->nll; i++) {
+			struct bee_mf_ll_rule *l = &m->ll_rules[i];
+			l->path = in_need(&in);
+			l->beneath = in_u32(&in) != 0;
+			l->perms = in_u32(&in);
+			l->rule = in_u32(&in);
+		}
+	m->syscalls_allowed = in_u32(&in);
+	if (in.bad || in.p != in.end) {
+		bee_manifest_fini(m);
+		return in.oom ? -ENOMEM : -EINVAL;
+	}
+	m->image = img;
+	return 0;
 }
 
 const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index)

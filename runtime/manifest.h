@@ -97,6 +97,7 @@ struct bee_manifest {
 	struct bee_mf_ll_rule *ll_rules;
 	size_t nll;
 	uint32_t syscalls_allowed;              /* bits of enum bee_syscall_group ("syscalls") */
+	void *image;                            /* thawed: the image its strings point into */
 };
 
 /* Reads the manifest root into m. Returns 0; -EINVAL with what is wrong
@@ -106,6 +107,23 @@ int bee_manifest_parse(const json_t *root, struct bee_manifest *m, char *err, si
 /* The same for the manifest of an open pack. */
 int bee_manifest_read(const struct bee_pack *pack, struct bee_manifest *m, char *err, size_t errlen);
 void bee_manifest_fini(struct bee_manifest *m);
+
+/* The manifest's image: everything above in one block of bytes, read back
+ * without jansson (a session's launch reads the manifest each time, and
+ * its JSON parse was the largest part of a warm start). An image is made
+ * from a parsed manifest only, names the pack's digest and carries a
+ * checksum; it is native-endian and for this reader alone (a version
+ * word), kept where only its writer may write (the loader's state
+ * directory). net_prov is not in it: a thawed manifest has none (NULL),
+ * and whatever needs it (revoke, beec show) parses the pack.
+ *
+ * bee_manifest_freeze: 0 with a malloc'ed image in *out, *len bytes; or
+ * -ENOMEM. bee_manifest_thaw: reads len bytes at img into m, which takes
+ * img over (bee_manifest_fini frees it); 0, or -EINVAL when img is not a
+ * whole image of this version for this digest (img is still the
+ * caller's), or -ENOMEM. */
+int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t digest[16], void **out, size_t *len);
+int bee_manifest_thaw(void *img, size_t len, const uint8_t digest[16], struct bee_manifest *m);
 
 const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index);
 const struct bee_mf_map *bee_manifest_map(const struct bee_manifest *m, const char *name);

@@ -40,6 +40,7 @@ struct pack_check {
 	char *err;
 	size_t errlen;
 	bool manifest_printed;   /* bee_pack__check_written: the JSON is not parsed */
+	bool manifest_later;     /* bee_pack__open_file_later: parsed when asked for */
 };
 
 /* Messages quote bytes of the pack (JSON parser text): keep them to
@@ -487,7 +488,7 @@ static int pack_check_contents(struct pack_check *c, struct bee_pack *p)
 			if (++manifests > 1)
 				return pack_fail(c, "section %u '%s': a second manifest (a pack has "
 						 "exactly one)", i, s->name);
-			if (!c->manifest_printed)
+			if (!c->manifest_printed && !c->manifest_later)
 				rc = pack_check_manifest(c, s, &p->manifest);
 			break;
 		case BEE_PACK_ELF:
@@ -569,9 +570,9 @@ static int pack_check_all(struct pack_check *c, struct bee_pack *p)
 
 /* Takes ownership of buf (pack_buf_alloc'ed, len bytes) whatever the outcome. */
 static int pack_open_owned(uint8_t *buf, size_t len, struct bee_pack **out, char *err,
-			   size_t errlen)
+			   size_t errlen, bool later)
 {
-	struct pack_check c = { .buf = buf, .len = len, .err = err, .errlen = errlen };
+	struct pack_check c = { .buf = buf, .len = len, .err = err, .errlen = errlen, .manifest_later = later };
 	struct bee_pack *p = calloc(1, sizeof(*p));
 	int rc = -ENOMEM;
 	if (!p)
@@ -634,7 +635,7 @@ int bee_pack__open_mem(const void *buf, size_t len, struct bee_pack **out, char 
 	}
 	if (len)
 		memcpy(copy, buf, len);
-	return pack_open_owned(copy, len, out, err, errlen);
+	return pack_open_owned(copy, len, out, err, errlen, false);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -650,7 +651,7 @@ static int pack_file_fail(int rc, struct pack_check *c, const char *fmt, ...)
 	return rc;
 }
 
-int bee_pack__open_file(const char *path, struct bee_pack **out, char *err, size_t errlen)
+static int pack_open_file(const char *path, struct bee_pack **out, char *err, size_t errlen, bool later)
 {
 	struct pack_check c = { .err = err, .errlen = errlen };
 	uint8_t *buf = NULL;
@@ -700,11 +701,35 @@ int bee_pack__open_file(const char *path, struct bee_pack **out, char *err, size
 		rc = pack_file_fail(-EAGAIN, &c, "pack: '%s': file grew while it was read", path);
 		goto out;
 	}
-	rc = pack_open_owned(buf, len, out, err, errlen);
+	rc = pack_open_owned(buf, len, out, err, errlen, later);
 	buf = NULL;
 out:
 	pack_buf_free(buf);
 	close(fd);
+	return rc;
+}
+
+int bee_pack__open_file(const char *path, struct bee_pack **out, char *err, size_t errlen)
+{
+	return pack_open_file(path, out, err, errlen, false);
+}
+
+int bee_pack__open_file_later(const char *path, struct bee_pack **out, char *err, size_t errlen)
+{
+	return pack_open_file(path, out, err, errlen, true);
+}
+
+int bee_pack__manifest_parse(struct bee_pack *pack, char *err, size_t errlen)
+{
+	struct pack_check c = { .buf = pack->buf, .len = pack->len, .err = err, .errlen = errlen };
+	if (err && errlen)
+		err[0] = '\0';
+	if (pack->manifest)
+		return 0;
+	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MANIFEST, NULL);
+	int rc = s ? pack_check_manifest(&c, s, &pack->manifest) : pack_fail(&c, "no manifest section (a pack has exactly one)");
+	if (rc == -ENOMEM && err && errlen)
+		snprintf(err, errlen, "pack: out of memory");
 	return rc;
 }
 

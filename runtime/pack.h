@@ -58,6 +58,16 @@ int bee_pack__check_written(const void *buf, size_t len, char *err, size_t errle
 int bee_pack__open_file(const char *path, struct bee_pack **out,
 			char *err, size_t errlen);
 
+/* The same, every check made but one: the manifest's JSON is parsed by
+ * bee_pack__manifest_parse, when it is asked for (a reader that has the
+ * manifest of this digest in another form needs no parse of it). Until
+ * then bee_pack__manifest gives NULL. */
+int bee_pack__open_file_later(const char *path, struct bee_pack **out, char *err, size_t errlen);
+/* Parses the manifest of a pack opened by bee_pack__open_file_later, with
+ * the checks and messages of the other opens; 0 at once when it is parsed
+ * already. -EINVAL (message in err) or -ENOMEM. */
+int bee_pack__manifest_parse(struct bee_pack *pack, char *err, size_t errlen);
+
 void bee_pack__close(struct bee_pack *pack);   /* NULL is fine */
 
 uint32_t bee_pack__section_count(const struct bee_pack *pack);
@@ -70,7 +80,8 @@ const struct bee_pack_section_info *bee_pack__section(const struct bee_pack *pac
 const struct bee_pack_section_info *bee_pack__find(const struct bee_pack *pack,
 						    enum bee_pack_kind kind, const char *name);
 
-/* The manifest, parsed; a JSON object owned by the pack. */
+/* The manifest, parsed; a JSON object owned by the pack (NULL for a pack
+ * of bee_pack__open_file_later until bee_pack__manifest_parse). */
 const struct json_t *bee_pack__manifest(const struct bee_pack *pack);
 
 /* The 16 digest bytes, and the same as 32 lowercase hex digits and a NUL. */

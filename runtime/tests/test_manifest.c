@@ -4,7 +4,11 @@
  *   - a whole manifest gives every field its readers use
  *   - each top-level key changed or removed gives the message naming it
  *     (or is accepted where the key is optional)
- *   - a pack's manifest, read through bee_manifest_read
+ *   - a pack's manifest, read through bee_manifest_read, and through
+ *     bee_pack__open_file_later and bee_pack__manifest_parse
+ *   - the manifest's image: frozen and thawed, every field is back (the
+ *     JSON gone meanwhile); one of another digest, cut short, with any
+ *     byte changed, or well summed but walking out of itself is refused
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <xxhash.h>
 
 #include "bee_names.h"
 #include "manifest.h"
@@ -54,13 +60,10 @@ static json_t *base(void)
 	return j;
 }
 
-static void test_whole(void **state)
+/* Every field of the base manifest; net_prov where the reader has it. */
+static void check_whole(const struct bee_manifest *mp, bool net_prov)
 {
-	(void)state;
-	json_t *j = base();
-	struct bee_manifest m;
-	char err[600];
-	assert_int_equal(bee_manifest_parse(j, &m, err, sizeof(err)), 0);
+	struct bee_manifest m = *mp;
 	assert_string_equal(m.name, "t");
 	assert_int_equal(m.schema, 1);
 	assert_null(m.parent);
@@ -98,8 +101,111 @@ static void test_whole(void **state)
 	assert_true(m.ll_expressible);
 	assert_int_equal(m.nll, 1);
 	assert_int_equal(m.ll_rules[0].perms, BEE_PERM_READ | BEE_PERM_EXEC);
+	assert_string_equal(m.ll_rules[0].path, "/a");
+	assert_true(m.ll_rules[0].beneath);
 	assert_int_equal(__builtin_popcount(m.syscalls_allowed), 2);
-	assert_int_equal(json_array_size(m.net_prov), 1);
+	assert_string_equal(m.consts[0].name, "bee_flags");
+	assert_string_equal(m.hooks[0].section, "lsm_cgroup/file_open");
+	assert_int_equal(m.nincludes, 0);
+	if (net_prov)
+		assert_int_equal(json_array_size(m.net_prov), 1);
+	else
+		assert_null(m.net_prov);
+}
+
+static void test_whole(void **state)
+{
+	(void)state;
+	json_t *j = base();
+	struct bee_manifest m;
+	char err[600];
+	assert_int_equal(bee_manifest_parse(j, &m, err, sizeof(err)), 0);
+	check_whole(&m, true);
+	bee_manifest_fini(&m);
+	json_decref(j);
+}
+
+/* A copy of len bytes of img, its header's length and sum made anew over
+ * the body (so that only the walk can refuse it). */
+static void *resummed(const void *img, size_t len)
+{
+	uint8_t *c = malloc(len);
+	assert_non_null(c);
+	memcpy(c, img, len);
+	uint64_t body = len - 48, sum = XXH3_64bits(c + 48, body);
+	memcpy(c + 32, &body, 8);
+	memcpy(c + 40, &sum, 8);
+	return c;
+}
+
+static void test_image(void **state)
+{
+	(void)state;
+	static const uint8_t digest[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	uint8_t other[16];
+	memcpy(other, digest, sizeof(other));
+	other[15] ^= 1;
+	json_t *j = base();
+	struct bee_manifest m, t;
+	char err[600];
+	void *img;
+	size_t len;
+	assert_int_equal(bee_manifest_parse(j, &m, err, sizeof(err)), 0);
+	assert_int_equal(bee_manifest_freeze(&m, digest, &img, &len), 0);
+	bee_manifest_fini(&m);
+	json_decref(j);   /* the thawed strings are the image's own */
+
+	/* refused, the image still the caller's: another digest, every
+	 * length short of the whole, every byte changed */
+	assert_int_equal(bee_manifest_thaw(img, len, other, &t), -EINVAL);
+	for (size_t n = 0; n < len; n++)
+		if (bee_manifest_thaw(img, n, digest, &t) != -EINVAL)
+			fail_msg("an image cut to %zu of %zu bytes was read", n, len);
+	for (size_t i = 0; i < len; i++) {
+		((uint8_t *)img)[i] ^= 0x40;
+		if (bee_manifest_thaw(img, len, digest, &t) != -EINVAL)
+			fail_msg("an image with byte %zu of %zu changed was read", i, len);
+		((uint8_t *)img)[i] ^= 0x40;
+	}
+	/* the sum made anew: the walk refuses a body cut short, one with a
+	 * byte more, and an array count past the end (nothing allocated) */
+	void *c = resummed(img, len - 1);
+	assert_int_equal(bee_manifest_thaw(c, len - 1, digest, &t), -EINVAL);
+	free(c);
+	uint8_t *longer = malloc(len + 1);
+	assert_non_null(longer);
+	memcpy(longer, img, len);
+	longer[len] = 0;
+	c = resummed(longer, len + 1);
+	assert_int_equal(bee_manifest_thaw(c, len + 1, digest, &t), -EINVAL);
+	free(c);
+	free(longer);
+	c = resummed(img, len);
+	/* name (u32 1, "t", NUL), schema, parent (MF_NULL): the includes' count */
+	uint64_t huge = UINT64_MAX / 2;
+	memcpy((uint8_t *)c + 48 + 6 + 4 + 4, &huge, 8);
+	void *cs = resummed(c, len);
+	assert_int_equal(bee_manifest_thaw(cs, len, digest, &t), -EINVAL);
+	free(cs);
+	free(c);
+
+	/* and read: every field back */
+	assert_int_equal(bee_manifest_thaw(img, len, digest, &t), 0);
+	check_whole(&t, false);
+	bee_manifest_fini(&t);   /* frees img */
+
+	/* the same bytes from the same manifest */
+	j = base();
+	void *again;
+	size_t alen;
+	assert_int_equal(bee_manifest_parse(j, &m, err, sizeof(err)), 0);
+	assert_int_equal(bee_manifest_freeze(&m, digest, &img, &len), 0);
+	assert_int_equal(bee_manifest_thaw(img, len, digest, &t), 0);
+	assert_int_equal(bee_manifest_freeze(&t, digest, &again, &alen), 0);
+	assert_int_equal(alen, len);
+	assert_memory_equal(again, t.image, len);
+	free(again);
+	bee_manifest_fini(&t);
 	bee_manifest_fini(&m);
 	json_decref(j);
 }
@@ -190,12 +296,60 @@ static void test_read_pack(void **state)
 	free(buf);
 }
 
+/* A pack file of the manifest text (and a source), written in a temporary
+ * file whose path is returned (malloc'ed). */
+static char *pack_file(const char *text)
+{
+	struct pack_writer w;
+	uint8_t *buf;
+	size_t len;
+	pack_writer_init(&w);
+	pack_writer_add(&w, BEE_PACK_MANIFEST, BEE_SEC_MANIFEST, 1, strlen(text), text, strlen(text));
+	pack_writer_add(&w, BEE_PACK_SOURCE, BEE_SEC_SOURCE, 1, 12, "version = 1\n", 12);
+	if (pack_writer_finish(&w, &buf, &len) != 0)
+		fail_msg("pack: %s", w.err);
+	pack_writer_release(&w);
+	char *path = strdup("/tmp/test_manifest.XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+	free(buf);
+	return path;
+}
+
+/* Opened with the parse put off: no manifest until it is asked for, then
+ * the one an eager open gives (test_pack: JSON that is not, the same
+ * message). */
+static void test_open_later(void **state)
+{
+	(void)state;
+	char err[BEE_PACK_ERRLEN];
+	char *path = pack_file(base_text);
+	struct bee_pack *pack;
+	struct bee_manifest m;
+	assert_int_equal(bee_pack__open_file_later(path, &pack, err, sizeof(err)), 0);
+	assert_null(bee_pack__manifest(pack));
+	assert_int_equal(bee_pack__manifest_parse(pack, err, sizeof(err)), 0);
+	assert_non_null(bee_pack__manifest(pack));
+	assert_int_equal(bee_pack__manifest_parse(pack, err, sizeof(err)), 0);   /* once is enough */
+	assert_int_equal(bee_manifest_read(pack, &m, err, sizeof(err)), 0);
+	check_whole(&m, true);
+	bee_manifest_fini(&m);
+	bee_pack__close(pack);
+	unlink(path);
+	free(path);
+
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_whole),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_read_pack),
+		cmocka_unit_test(test_open_later),
+		cmocka_unit_test(test_image),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -826,6 +826,24 @@ static void test_bad_contents(void **state)
 		} else if (rc != -EINVAL || !message_matches(err, want)) {
 			ROW_FAIL("%s: got %d '%s', want '%s'", row->what, rc, err, want);
 		}
+		/* the same from a file opened with the manifest's parse put
+		 * off: the manifest's faults when it is parsed, the rest at
+		 * the open */
+		char path[] = "/tmp/test_pack.XXXXXX";
+		int fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, b, len), (ssize_t)len);
+		close(fd);
+		bool json = strstr(want, "': manifest is ") != NULL;
+		rc = bee_pack__open_file_later(path, &p, err, sizeof(err));
+		if (rc == 0 && !json)
+			ROW_FAIL("%s: opened later", row->what);
+		if (rc == 0 && (rc = bee_pack__manifest_parse(p, err, sizeof(err))) == 0)
+			ROW_FAIL("%s: parsed later", row->what);
+		if (rc != -EINVAL || !message_matches(err, want))
+			ROW_FAIL("%s: later: got %d '%s', want '%s'", row->what, rc, err, want);
+		bee_pack__close(p);
+		unlink(path);
 		free(b);
 	}
 	assert_int_equal(failures, 0);
