@@ -88,6 +88,7 @@ struct bee_slot {
 	uint64_t sess;
 	int audit_fd, pins_fd;
 	int ring_lock;               /* the lock of the ring buffer it took from the pool */
+	bool forgotten;              /* its entries are out of the maps already */
 };
 
 /* ---- names ------------------------------------------------------------------------- */
@@ -159,6 +160,12 @@ static int cache_remove(const char *state_dir, const char *key, const struct bee
 	if (!err) {
 		unlink(path);
 		packs_path(path, sizeof(path), state_dir, key, ".bpfpack");
+		unlink(path);
+		/* the manifest's image goes with any load of its digest (the
+		 * key's first word): another load of it makes it again */
+		char digest[BEE_PACK_DIGEST_HEX_LEN + 1];
+		snprintf(digest, sizeof(digest), "%.*s", (int)strcspn(key, "-"), key);
+		packs_path(path, sizeof(path), state_dir, digest, ".manifest");
 		unlink(path);
 	}
 	return err;
@@ -728,11 +735,19 @@ static void forget(const int *maps_fd, const char *dir, uint64_t sess)
 	}
 }
 
+void bee_slot_forget(struct bee_slot *sl)
+{
+	if (!sl || sl->forgotten)
+		return;
+	forget(sl->c->maps, NULL, sl->sess);
+	sl->forgotten = true;
+}
+
 void bee_slot_close(struct bee_slot *sl)
 {
 	if (!sl)
 		return;
-	forget(sl->c->maps, NULL, sl->sess);
+	bee_slot_forget(sl);
 	if (sl->audit_fd >= 0)
 		close(sl->audit_fd);
 	if (sl->ring_lock >= 0)

@@ -109,6 +109,16 @@ ssize_t bee_recv_fds(int fd, char *buf, size_t len, int flags, int *fds, size_t 
  * formed (automata, LPM entries) and sized as its map. Stage PACK. */
 int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest *m,
 		  struct bee_error *e);
+/* The same, the manifest read from its image in state_dir when one of the
+ * pack's digest is there (*thawed true; a launch then parses no JSON: no
+ * image is written but from a pack that passed every check, and the
+ * digest is proved over the bytes each time). A session proves state_dir
+ * root's alone (bee_state_dir_secure) before it makes anything. */
+int bee_pack_load_at(const char *path, const char *state_dir, struct bee_pack **pack, struct bee_manifest *m,
+		     bool *thawed, struct bee_error *e);
+/* Writes m's image for the pack's digest in state_dir/packs (made): 0 or
+ * a negative errno. */
+int bee_manifest_image_save(const char *state_dir, const struct bee_pack *p, const struct bee_manifest *m);
 /* The image section of a map (bee_map_name), or NULL. */
 const struct bee_pack_section_info *bee_pack_image(const struct bee_pack *p, const char *name);
 
@@ -734,7 +744,13 @@ int bee_slot_open(struct bee_cache *c, int cgroup_fd, const struct bee_manifest 
 uint64_t bee_slot_key(const struct bee_slot *sl);
 int bee_slot_audit_fd(const struct bee_slot *sl);          /* the session's ring buffer */
 int bee_slot_lost(const struct bee_slot *sl, uint64_t *sum);
-/* The session's entries out of the maps. NULL is fine. */
+/* The session's entries out of the maps, its ring kept (a task of the
+ * session still dying finds no entry: it is denied, and writes nowhere).
+ * NULL, and a second call, are fine. */
+void bee_slot_forget(struct bee_slot *sl);
+/* The same, then its ring back to the pool (no task of the session may be
+ * left: the next session to take the ring reads what is in it). NULL is
+ * fine. */
 void bee_slot_close(struct bee_slot *sl);
 /* The same for a dead session, by the load's pins (gc). */
 void bee_cache_forget(const char *cache_dir, uint64_t sess);

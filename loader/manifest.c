@@ -16,9 +16,13 @@
 #include "net_eval.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct mf_ctx {
 	struct bee_error *e;
@@ -121,33 +125,103 @@ out:
 	return err;
 }
 
-int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest *m, struct bee_error *e)
+/* STATE/packs/DIGEST.manifest: the image of the manifest of the pack of
+ * that digest (runtime/manifest.h) */
+static int image_path(char *buf, size_t size, const char *state_dir, const struct bee_pack *p)
+{
+	char hex[BEE_PACK_DIGEST_HEX_LEN + 1];
+	bee_pack__digest_hex(p, hex);
+	return snprintf(buf, size, "%s/packs/%s.manifest", state_dir, hex) >= (int)size ? -ENAMETOOLONG : 0;
+}
+
+/* The manifest from its image, when the state directory has one for this
+ * digest, root's alone (the directory is proved so before the session
+ * makes anything, bee_state_dir_secure): 0, or -1 for none (or one that
+ * is not whole, or not this reader's: the JSON is parsed instead). */
+static int image_read(const char *state_dir, const struct bee_pack *p, struct bee_manifest *m)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	if (image_path(path, sizeof(path), state_dir, p) < 0)
+		return -1;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	void *img = NULL;
+	ssize_t got = -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 077) &&
+	    st.st_size > 0 && st.st_size < (off_t)BEE_PACK_MAX_FILE && (img = malloc((size_t)st.st_size)))
+		got = pread(fd, img, (size_t)st.st_size, 0);
+	close(fd);
+	if (got != st.st_size || bee_manifest_thaw(img, (size_t)got, bee_pack__digest(p), m) < 0) {
+		free(img);
+		return -1;
+	}
+	return 0;
+}
+
+int bee_manifest_image_save(const char *state_dir, const struct bee_pack *p, const struct bee_manifest *m)
+{
+	char path[PATH_MAX];
+	void *img;
+	size_t len;
+	int err = image_path(path, sizeof(path), state_dir, p);
+	if (err < 0 || (err = bee_manifest_freeze(m, bee_pack__digest(p), &img, &len)) < 0)
+		return err;
+	err = bee_write_atomic(path, img, len);
+	free(img);
+	return err;
+}
+
+/* The reader's failure: its message starts with "pack: " already. */
+static int reader_fail(struct bee_error *e, int r, const char *err)
+{
+	return bee_fail(e, BEE_STAGE_PACK, r, "%s", strncmp(err, "pack: ", 6) == 0 ? err + 6 : err);
+}
+
+static int pack_load(const char *path, const char *state_dir, struct bee_pack **pack, struct bee_manifest *m,
+		     bool *thawed, struct bee_error *e)
 {
 	char err[BEE_PACK_ERRLEN];
 	struct mf_ctx c = { .e = e, .path = path };
 	memset(m, 0, sizeof(*m));
 	*pack = NULL;
+	*thawed = false;
 	int r = bee_fault(BEE_STAGE_PACK);
 	if (r)
 		return bee_fail(e, BEE_STAGE_PACK, r, "'%s': injected fault", path);
-	r = bee_pack__open_file(path, pack, err, sizeof(err));
-	if (r < 0) {
-		/* the reader's message starts with "pack: " already */
-		bee_fail(e, BEE_STAGE_PACK, r, "%s", strncmp(err, "pack: ", 6) == 0 ? err + 6 : err);
-		return r;
-	}
-	char why[600];
-	r = bee_manifest_read(*pack, m, why, sizeof(why));
-	if (r == -EINVAL)
-		bee_fail(e, BEE_STAGE_PACK, r, "'%s': manifest: %s", path, why);
-	if (r == 0)
-		r = mf_images(&c, *pack, m);
-	if (r < 0) {
-		if (r == -ENOMEM)
+	if ((r = bee_pack__open_file_later(path, pack, err, sizeof(err))) < 0)
+		return reader_fail(e, r, err);
+	if (state_dir && image_read(state_dir, *pack, m) == 0) {
+		*thawed = true;
+	} else if ((r = bee_pack__manifest_parse(*pack, err, sizeof(err))) < 0) {
+		reader_fail(e, r, err);
+	} else {
+		char why[600];
+		r = bee_manifest_read(*pack, m, why, sizeof(why));
+		if (r == -EINVAL)
+			bee_fail(e, BEE_STAGE_PACK, r, "'%s': manifest: %s", path, why);
+		else if (r == -ENOMEM)
 			bee_fail(e, BEE_STAGE_PACK, r, "'%s': out of memory", path);
+	}
+	if (r == 0 && (r = mf_images(&c, *pack, m)) == -ENOMEM)
+		bee_fail(e, BEE_STAGE_PACK, r, "'%s': out of memory", path);
+	if (r < 0) {
 		bee_manifest_fini(m);
 		bee_pack__close(*pack);
 		*pack = NULL;
 	}
 	return r;
+}
+
+int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest *m, struct bee_error *e)
+{
+	bool thawed;
+	return pack_load(path, NULL, pack, m, &thawed, e);
+}
+
+int bee_pack_load_at(const char *path, const char *state_dir, struct bee_pack **pack, struct bee_manifest *m,
+		     bool *thawed, struct bee_error *e)
+{
+	return pack_load(path, state_dir, pack, m, thawed, e);
 }

@@ -60,6 +60,8 @@ struct bee_session {
 	int ll_abi;
 
 	bool registered;
+	bool gc_due;                        /* what killed bee-loads left: collected once a tool runs */
+	bool image_due;                     /* the manifest was parsed: its image is written then too */
 	struct bee_registry_entry reg;
 	char cgroup[PATH_MAX];
 	int cgroup_fd;
@@ -355,6 +357,26 @@ static void warn_gc(void *ctx, const char *msg)
 		s->warn(s->warn_ctx, msg);
 }
 
+/* What a session does once its first tool is started (or at its close,
+ * when it started none), never on the way to a tool's start, while this
+ * process would only wait: the leftovers of killed bee-loads collected
+ * (never the session's own: its record, its cgroup and its pack's
+ * reference are live), and the image of a manifest it had to parse
+ * written, for the next session of the pack (its load is whole by now). */
+static void started(struct bee_session *s)
+{
+	if (s->gc_due) {
+		s->gc_due = false;
+		bee_sessions__gc(s->state_dir, warn_gc, s, NULL);
+	}
+	if (s->image_due) {
+		s->image_due = false;
+		int err = bee_manifest_image_save(s->state_dir, s->pack, &s->mf);
+		if (err < 0)
+			bee_warnf(s->warn, s->warn_ctx, "pack: cannot keep its manifest's image: %s", strerror(-err));
+	}
+}
+
 static int epoll_add(int epfd, int fd)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
@@ -473,8 +495,12 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	int err = o->learn ? learn_gate(e) : 0;
 	if (err)
 		return err;
-	if ((err = bee_pack_load(pack_path, &s->pack, &s->mf, e)) < 0)
+	/* the manifest from its image when an earlier session of the pack
+	 * left one (a JSON parse of it was the largest part of a warm start) */
+	bool thawed;
+	if ((err = bee_pack_load_at(pack_path, s->state_dir, &s->pack, &s->mf, &thawed, e)) < 0)
 		return err;
+	s->image_due = !thawed;
 	/* a bad --overlay is refused before anything is made */
 	for (size_t i = 0; i < o->noverlays; i++) {
 		struct bee_vfs_spec sp;
@@ -499,8 +525,10 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 	if (cgerr < 0)
 		return bee_fail(e, BEE_STAGE_CGROUP, cgerr, "cannot find this process's cgroup v2 node: %s",
 				strerror(-cgerr));
-	/* what a killed bee-load left behind goes first (its cgroups, its pins) */
-	bee_sessions__gc(s->state_dir, warn_gc, s, NULL);
+	/* what a killed bee-load left behind (its cgroups, its pins) is
+	 * collected once the first tool runs, while this process would only
+	 * wait (gc_once) */
+	s->gc_due = true;
 	if ((err = bee_session_id_new(s->id)) < 0)
 		return bee_fail(e, BEE_STAGE_REGISTRY, err, "no session id: %s", strerror(-err));
 	/* the pack's programs, loaded and attached once for all its sessions */
@@ -698,6 +726,9 @@ int bee_session_tool_start(struct bee_session *s, const struct bee_exec *x, uint
 	}
 	*id = run.id;
 	*pid = run.tool_pid;
+	/* run's one tool: its pid is recorded first (bee_session_spawn_stdio) */
+	if (!x->last)
+		started(s);
 out:
 	bee_env_free(envp);
 	return err;
@@ -763,6 +794,7 @@ int bee_session_spawn_stdio(struct bee_session *s, const char *const argv[], con
 	s->reg.commands = s->commands;
 	if (registry_save(s, NULL) < 0)
 		bee_warnf(s->warn, s->warn_ctx, "registry: cannot record the tool's pid");
+	started(s);
 	return 0;
 }
 
@@ -959,6 +991,8 @@ void bee_session__close(struct bee_session *s)
 		return;
 	int err;
 	bee_session__end(s);
+	if (s->registered)
+		started(s);
 	ring_buffer__free(s->rb);
 	if (s->ruleset_fd >= 0)
 		close(s->ruleset_fd);
@@ -977,16 +1011,21 @@ void bee_session__close(struct bee_session *s)
 		close(s->clock_fd);
 	bee_manifest_fini(&s->mf);
 	bee_pack__close(s->pack);
+	/* no tool is left, init at most, on its way out: the session's
+	 * entries and its own copies go meanwhile (a task without them is
+	 * denied everything), its ring once init is gone (the next session
+	 * to take it reads what is in it) */
+	bee_slot_forget(s->slot);
+	if (s->pin_dir_made && (err = bee_bpf_unpin_dir(s->reg.bpffs)) < 0)
+		bee_warnf(s->warn, s->warn_ctx, "pins '%s': cannot remove them: %s", s->reg.bpffs, strerror(-err));
 	bee_init_reap(&s->init);
 	/* its mount namespace is gone: the overlays' changes stay on disk for
 	 * the vfs commands (a session that changed nothing leaves nothing) */
 	bee_vfs_close(s->vfs);
 	free(s->overlay_dirs);
-	/* no task of the session is left: its entries and its own copies go,
-	 * then its cgroup (gc finds the entries of a session by its cgroup) */
+	/* no task of the session is left: its ring goes back, then its
+	 * cgroup (gc finds the entries of a session by its cgroup) */
 	bee_slot_close(s->slot);
-	if (s->pin_dir_made && (err = bee_bpf_unpin_dir(s->reg.bpffs)) < 0)
-		bee_warnf(s->warn, s->warn_ctx, "pins '%s': cannot remove them: %s", s->reg.bpffs, strerror(-err));
 	if (s->cgroup_made && (err = bee_cgroup_remove(s->cgroup, KILL_WAIT_MS)) < 0)
 		bee_warnf(s->warn, s->warn_ctx, "cgroup '%s': cannot remove it: %s", s->cgroup, strerror(-err));
 	bee_cache_close(s->cache);

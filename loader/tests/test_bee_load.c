@@ -2093,6 +2093,83 @@ static void test_pack_load(void **state_)
 	assert_clean();
 }
 
+/* The manifest's image (runtime/manifest.h): written by a session of the
+ * pack once its tool runs, and read by the next instead of the JSON (a
+ * record names the image's policy when the image names another: the
+ * control that it is read at all); one that is not whole is parsed past
+ * and written anew; it goes with the pack's load at gc --packs. */
+static void test_manifest_image(void **state_)
+{
+	(void)state_;
+	char img[4300], hex[BEE_PACK_DIGEST_HEX_LEN + 1], go[256], script[600], err[BEE_PACK_ERRLEN];
+	struct bee_pack *p;
+	struct bee_manifest m, t;
+	struct run r;
+	struct stat st;
+	assert_int_equal(bee_pack__open_file(pack, &p, err, sizeof(err)), 0);
+	bee_pack__digest_hex(p, hex);
+	snprintf(img, sizeof(img), "%s/packs/%s.manifest", state, hex);
+	snprintf(go, sizeof(go), "%s/out/go-image", proj);
+	snprintf(script, sizeof(script), "%s wait %s 20", probe, go);
+	unlink(img);
+	const char *once[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/bin/true", NULL };
+	run(&r, once, NULL, 20000);
+	assert_int_equal(r.status, 0);
+	run_fini(&r);
+	/* root's alone, and the pack's manifest */
+	assert_int_equal(stat(img, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, geteuid());
+	char *bytes;
+	size_t len;
+	assert_int_equal(bee_read_file(img, &bytes, &len), 0);
+	assert_int_equal(bee_manifest_thaw(bytes, len, bee_pack__digest(p), &t), 0);
+	assert_string_equal(t.name, "sandbox-demo");
+	assert_true(t.nhooks > 0 && t.nrules > 0);
+	bee_manifest_fini(&t);
+
+	/* an image that names another policy: the next session is of it */
+	assert_int_equal(bee_manifest_read(p, &m, err, sizeof(err)), 0);
+	m.name = "from-image";
+	void *frozen;
+	assert_int_equal(bee_manifest_freeze(&m, bee_pack__digest(p), &frozen, &len), 0);
+	bee_manifest_fini(&m);
+	assert_int_equal(bee_write_atomic(img, frozen, len), 0);
+	const char *wait[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sh", "-c", script, NULL };
+	struct bee_registry_entry e;
+	for (int round = 0; round < 2; round++) {
+		struct job j = start(wait, NULL);
+		wait_sessions(&e, 1);
+		assert_string_equal(e.policy, round == 0 ? "from-image" : "sandbox-demo");
+		bee_registry_entry_fini(&e);
+		assert_int_equal(bee_write_atomic(go, "", 0), 0);
+		finish(&j, &r, 20000);
+		assert_int_equal(r.status, 0);
+		run_fini(&r);
+		unlink(go);
+		/* then one byte of it changed: parsed past, the pack's own name */
+		if (round == 0) {
+			((uint8_t *)frozen)[len / 2] ^= 1;
+			assert_int_equal(bee_write_atomic(img, frozen, len), 0);
+		}
+	}
+	free(frozen);
+	/* and written anew, whole */
+	assert_int_equal(bee_read_file(img, &bytes, &len), 0);
+	assert_int_equal(bee_manifest_thaw(bytes, len, bee_pack__digest(p), &t), 0);
+	assert_string_equal(t.name, "sandbox-demo");
+	bee_manifest_fini(&t);
+	assert_clean();
+
+	/* gc --packs: the image goes with the load */
+	const char *gc[] = { BEE_BUILD_DIR "/bee-load", "gc", "--packs", "--state-dir", state, NULL };
+	run(&r, gc, NULL, 10000);
+	assert_int_equal(r.status, 0);
+	run_fini(&r);
+	assert_int_equal(access(img, F_OK), -1);
+	bee_pack__close(p);
+}
+
 static void test_query(void **state_)
 {
 	(void)state_;
@@ -2444,6 +2521,7 @@ int main(void)
 		cmocka_unit_test(test_flood),
 		cmocka_unit_test(test_revoke),
 		cmocka_unit_test(test_pack_load),
+		cmocka_unit_test(test_manifest_image),
 		cmocka_unit_test(test_query),
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_config),
