@@ -1064,13 +1064,6 @@ int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launc
 				l->argv[0], in->arena_size);
 	struct tool_plan *tp = in->arena;
 	tp->id = out->id = ++in->next_id;
-	if (!in->ready) {
-		if ((err = init_ready(in, e)) < 0) {
-			in->pid = -1;   /* reaped */
-			return err;
-		}
-		in->ready = true;
-	}
 	/* the tool's own report socket: its first word, then EOF at exec */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
 	    setsockopt(sv[0], SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)) < 0) {
@@ -1092,7 +1085,20 @@ int bee_launch(struct bee_init *in, const struct bee_launch *l, struct bee_launc
 	}
 	if (l->last)
 		go.flags |= INIT_GO_LAST;
-	if ((err = go_send(in->sock, &go, fds, nfds)) < 0) {
+	/* The first tool's go is sent before init has said it is ready: init
+	 * reads it once its namespaces, mounts and filter are in place (it
+	 * serves nothing before), and goes on to the tool without waiting
+	 * for bee-load to wake up. A setup that failed is said instead (the
+	 * go, refused or not, dies with init's socket): that is the error. */
+	int gerr = go_send(in->sock, &go, fds, nfds);
+	if (!in->ready) {
+		if ((err = init_ready(in, e)) < 0) {
+			in->pid = -1;   /* reaped */
+			goto out;
+		}
+		in->ready = true;
+	}
+	if ((err = gerr) < 0) {
 		bee_fail(e, BEE_STAGE_LAUNCH, err, "the session's init: %s", strerror(-err));
 		init_kill(in);
 		goto out;
