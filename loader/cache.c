@@ -59,6 +59,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -547,11 +548,28 @@ static int slot_pins(struct bee_slot *sl, const struct bee_manifest *m, bee_warn
  * taken; records left in a ring (a session that died with them) are
  * dropped before it is given out: they were its, and gc reports its audit
  * as lost. */
-static int ring_discard(void *ctx, void *data, size_t size)
+static int ring_discard(int fd)
 {
-	(void)ctx;
-	(void)data;
-	(void)size;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	/* the consumer's page, the one a reader may write, and the
+	 * producer's: no data page is mapped (a mapping of the data maps
+	 * it twice over, page table and all) */
+	uint64_t *cons = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (cons == MAP_FAILED)
+		return -errno;
+	const uint64_t *prod = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, (off_t)pg);
+	if (prod == MAP_FAILED) {
+		int err = -errno;
+		munmap(cons, pg);
+		return err;
+	}
+	/* no producer is left (the ring's lock is free and no state names
+	 * it): every record up to the producer's position is whole */
+	uint64_t end = __atomic_load_n(prod, __ATOMIC_ACQUIRE);
+	if (__atomic_load_n(cons, __ATOMIC_RELAXED) != end)
+		__atomic_store_n(cons, end, __ATOMIC_RELEASE);
+	munmap((void *)prod, pg);
+	munmap(cons, pg);
 	return 0;
 }
 
@@ -624,13 +642,9 @@ static int ring_take(struct bee_slot *sl, const struct bee_mf_map *am, uint32_t 
 				close(lk);
 				continue;
 			}
-			struct ring_buffer *rb = ring_buffer__new(fd, ring_discard, NULL, NULL);
-			if (!rb)
-				err = bee_fail(e, BEE_STAGE_MAPS, -errno, "ring buffer %u of '%s': %s", n, c->dir,
-					       strerror(errno));
-			else
-				ring_buffer__consume(rb);
-			ring_buffer__free(rb);
+			if ((err = ring_discard(fd)) < 0)
+				err = bee_fail(e, BEE_STAGE_MAPS, err, "ring buffer %u of '%s': %s", n, c->dir,
+					       strerror(-err));
 		}
 		if (!err)
 			err = ring_place(c, n, fd, info.id, e);

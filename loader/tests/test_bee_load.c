@@ -72,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1282,6 +1283,86 @@ static void test_gc(void **state_)
 	assert_non_null(strstr(r.err, e.id));
 	run_fini(&r);
 	bee_registry_entry_fini(&e);
+	assert_clean();
+}
+
+/* Records not yet read in each of a load's rings (the pool, pins
+ * DIR/rings/N): what its producer wrote past its consumer, summed. */
+static uint64_t rings_unread(const char *dir)
+{
+	char path[4400];
+	uint64_t sum = 0;
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	for (int n = 0;; n++) {
+		snprintf(path, sizeof(path), "%s/rings/%d", dir, n);
+		int fd = bpf_obj_get(path);
+		if (fd < 0)
+			break;
+		uint64_t *cons = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, 0);
+		uint64_t *prod = mmap(NULL, pg, PROT_READ, MAP_SHARED, fd, (off_t)pg);
+		assert_true(cons != MAP_FAILED && prod != MAP_FAILED);
+		sum += __atomic_load_n(prod, __ATOMIC_ACQUIRE) - __atomic_load_n(cons, __ATOMIC_ACQUIRE);
+		munmap(cons, pg);
+		munmap(prod, pg);
+		close(fd);
+	}
+	return sum;
+}
+
+/* A session that died with records in its ring (its bee-load stopped,
+ * then killed): gc collects it, and the next session, given the same
+ * ring, drops them unread: its audit log holds none of the dead one's.
+ * The control: the records were there, unread, before it. */
+static void test_ring_leftovers(void **state_)
+{
+	(void)state_;
+	char audit[2][256], go[256], done[256], script[1024], no[16], res[64];
+	snprintf(no, sizeof(no), "%d", port_no);
+	snprintf(res, sizeof(res), "127.0.0.1:%d", port_no);
+	snprintf(go, sizeof(go), "%s/out/go-ring", proj);
+	snprintf(done, sizeof(done), "%s/out/done-ring", proj);
+	unlink(go);
+	unlink(done);
+	for (int i = 0; i < 2; i++) {
+		snprintf(audit[i], sizeof(audit[i]), "%s/ring%d.jsonl", tmp, i);
+		unlink(audit[i]);
+	}
+	snprintf(script, sizeof(script),
+		 "P=%s; $P wait %s 20; for i in 1 2 3 4 5 6 7 8; do $P connect 127.0.0.1 %s; done; : > %s; "
+		 "exec /usr/bin/sleep 30", probe, go, no, done);
+	const char *first[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit[0], pack, "--",
+				"/usr/bin/sh", "-c", script, NULL };
+	struct job j = start(first, NULL);
+	struct bee_registry_entry e;
+	wait_session(&e);
+	/* its bee-load stopped, the tool's denials stay in the ring */
+	assert_int_equal(kill(j.pid, SIGSTOP), 0);
+	assert_int_equal(bee_write_atomic(go, "", 0), 0);
+	for (int i = 0; i < 500 && access(done, F_OK) < 0; i++)
+		usleep(10000);
+	assert_int_equal(access(done, F_OK), 0);
+	assert_int_equal(kill(j.pid, SIGKILL), 0);
+	waitpid(j.pid, NULL, 0);
+	struct run r;
+	const char *gc[] = { BEE_BUILD_DIR "/bee-load", "gc", "--state-dir", state, NULL };
+	run(&r, gc, NULL, 10000);
+	assert_int_equal(r.status, 0);
+	run_fini(&r);
+	assert_true(rings_unread(e.cache) > 0);
+	/* the next session: its own log, none of the dead one's records */
+	const char *next[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit[1], pack, "--",
+			       "/usr/bin/true", NULL };
+	run(&r, next, NULL, 20000);
+	assert_int_equal(r.status, 0);
+	run_fini(&r);
+	assert_int_equal(rings_unread(e.cache), 0);
+	size_t n;
+	char **v = audit_lines(audit[1], &n, false);
+	assert_int_equal(count_record(v, n, "Network", "Connect", res, "Deny"), 0);
+	lines_free(v, n);
+	bee_registry_entry_fini(&e);
+	unlink(go);
+	unlink(done);
 	assert_clean();
 }
 
@@ -2515,6 +2596,7 @@ int main(void)
 		cmocka_unit_test(test_seccomp),
 		cmocka_unit_test(test_signal_forwarded),
 		cmocka_unit_test(test_gc),
+		cmocka_unit_test(test_ring_leftovers),
 		cmocka_unit_test(test_objects),
 		cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_hostile),
