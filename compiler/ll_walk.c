@@ -376,14 +376,24 @@ static size_t ll_seed_here(const struct ll_walk *w, size_t cur)
 #define LL_LOOKUP_NAMES 128   /* more names than this: listing is cheaper anyway */
 #define LL_LOOKUP_PAIRS 512   /* a search that meets more pairs gives up (lists) */
 
+/* The rights an entry whose name ends in states (f2, x2) may be given: its
+ * own, and any below it ("NAME/..."), never those of longer names that
+ * start with its name (another entry's: "bash" is not below "b"). */
+static uint32_t ll_entry_any(const struct ll_walk *w, unsigned f2, unsigned x2)
+{
+	unsigned f1 = ll_step(&w->fs, f2, "/", 1), x1 = ll_step(&w->ex, x2, "/", 1);
+	return w->fs.own[f2] | w->ex.own[x2] | w->fs.any[f1] | w->ex.any[x1];
+}
+
 /* Whether an entry in states (f2, x2), reached with pending, gets nothing
  * from ll_entry, whatever its type (each branch of it and of ll_dir). */
 static bool ll_quiet(const struct ll_walk *w, unsigned f2, unsigned x2, uint32_t pending)
 {
 	/* any[] holds own[] and the any[] of every state a byte leads to
-	 * (ll_auto_init): one test covers a file's own rule, a directory that
-	 * cannot be opened, and the rights granted or mixed below one */
-	if ((w->fs.any[f2] | w->ex.any[x2]) & pending & LL_FILE_RIGHTS)
+	 * (ll_auto_init): its own rights and those below it cover a file's
+	 * own rule, a directory that cannot be opened, and the rights
+	 * granted or mixed below one */
+	if (ll_entry_any(w, f2, x2) & pending & LL_FILE_RIGHTS)
 		return false;
 	/* a file (or an entry fstatat cannot type) that may run unread */
 	uint32_t own = w->fs.own[f2] | w->ex.own[x2];
@@ -693,8 +703,11 @@ static int ll_entry(struct ll_walk *w, size_t seed, int dfd, const char *name, u
 		if (cfd < 0 || fstat(cfd, &st) < 0) {
 			if (cfd >= 0)
 				close(cfd);
-			if ((w->fs.any[f2] | w->ex.any[x2]) & pending)
-				ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, (w->fs.any[f2] | w->ex.any[x2]) & pending);
+			/* what it or a place below it is granted (not what a
+			 * longer name beside it is) */
+			uint32_t lost = ll_entry_any(w, f2, x2) & pending;
+			if (lost)
+				ll_narrow(w, seed, BEEC_LL_N_UNREADABLE, lost);
 		} else {
 			bool late = st.st_dev != dev && w->o && w->o->late && w->o->late(cfd);
 			ll_listing_new(w, cfd);
