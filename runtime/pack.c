@@ -533,6 +533,10 @@ static uint8_t *pack_buf_alloc(size_t len)
 	void *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (m == MAP_FAILED)
 		return NULL;
+	/* a child process gets none of it: no reader forks to read a pack,
+	 * and a session's init (a copy of bee-load) never reads its bytes;
+	 * its page table is not copied at the clone nor torn down at exit */
+	(void)madvise(m, total, MADV_DONTFORK);
 	memcpy(m, &total, sizeof(total));
 	return (uint8_t *)m + PACK_BUF_HEAD;
 }
