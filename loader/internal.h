@@ -117,8 +117,14 @@ int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest 
 int bee_pack_load_at(const char *path, const char *state_dir, struct bee_pack **pack, struct bee_manifest *m,
 		     bool *thawed, struct bee_error *e);
 /* Writes m's image for the pack's digest in state_dir/packs (made): 0 or
- * a negative errno. */
+ * a negative errno. An image is read and written under a key of the
+ * pack's digest and the build id of the code that reads it (bee-load's,
+ * or libbee.so's): no image outlives its writer's build. */
 int bee_manifest_image_save(const char *state_dir, const struct bee_pack *p, const struct bee_manifest *m);
+/* That key: XXH3-128 of the digest and the build id (len bytes, 1 to 64;
+ * -ENOENT for none). */
+int bee_manifest_image_key(const uint8_t digest[BEE_PACK_DIGEST_LEN], const uint8_t *build_id, size_t len,
+			   uint8_t key[BEE_PACK_DIGEST_LEN]);
 /* The image section of a map (bee_map_name), or NULL. */
 const struct bee_pack_section_info *bee_pack_image(const struct bee_pack *p, const char *name);
 

@@ -16,13 +16,16 @@
 #include "net_eval.h"
 
 #include <errno.h>
+#include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xxhash.h>
 
 struct mf_ctx {
 	struct bee_error *e;
@@ -125,6 +128,80 @@ out:
 	return err;
 }
 
+/* ---- the manifest's image ----------------------------------------------------------- */
+
+struct build_id {
+	uintptr_t addr;              /* an address of this code */
+	uint8_t id[64];
+	size_t len;                  /* 0: none found */
+};
+
+/* The GNU build id of the object (bee-load, or libbee.so) that holds
+ * b->addr, from its loaded notes. */
+static int build_id_of(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct build_id *b = data;
+	bool mine = false;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum && !mine; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		mine = ph->p_type == PT_LOAD && b->addr >= lo && b->addr - lo < ph->p_memsz;
+	}
+	if (!mine)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const uint8_t *n = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr), *end = n + ph->p_memsz;
+		while ((size_t)(end - n) >= sizeof(ElfW(Nhdr))) {
+			const ElfW(Nhdr) *h = (const ElfW(Nhdr) *)n;
+			size_t name = (h->n_namesz + 3u) & ~3u, desc = (h->n_descsz + 3u) & ~3u;
+			if ((size_t)(end - n) - sizeof(*h) < name + desc)
+				break;
+			if (h->n_type == NT_GNU_BUILD_ID && h->n_namesz == 4 && memcmp(n + sizeof(*h), "GNU", 4) == 0 &&
+			    h->n_descsz > 0 && h->n_descsz <= sizeof(b->id)) {
+				memcpy(b->id, n + sizeof(*h) + name, h->n_descsz);
+				b->len = h->n_descsz;
+				return 1;
+			}
+			n += sizeof(*h) + name + desc;
+		}
+	}
+	return 1;
+}
+
+int bee_manifest_image_key(const uint8_t digest[BEE_PACK_DIGEST_LEN], const uint8_t *build_id, size_t len,
+			   uint8_t key[BEE_PACK_DIGEST_LEN])
+{
+	uint8_t buf[BEE_PACK_DIGEST_LEN + 64];
+	if (!len || len > 64)
+		return -ENOENT;
+	memcpy(buf, digest, BEE_PACK_DIGEST_LEN);
+	memcpy(buf + BEE_PACK_DIGEST_LEN, build_id, len);
+	XXH128_canonical_t c;
+	XXH128_canonicalFromHash(&c, XXH3_128bits(buf, BEE_PACK_DIGEST_LEN + len));
+	memcpy(key, c.digest, BEE_PACK_DIGEST_LEN);
+	return 0;
+}
+
+/* What an image is written and read under: the pack's digest and this
+ * build of bee's code (its build id), so that no image outlives the
+ * reader that wrote it (an upgrade, a rebuild: the JSON is parsed
+ * again). -ENOENT when the code has no build id: no image then. */
+static int image_key(const struct bee_pack *p, uint8_t key[BEE_PACK_DIGEST_LEN])
+{
+	static struct build_id self;
+	static bool looked;
+	if (!looked) {
+		self.addr = (uintptr_t)&image_key;
+		dl_iterate_phdr(build_id_of, &self);
+		looked = true;
+	}
+	return bee_manifest_image_key(bee_pack__digest(p), self.id, self.len, key);
+}
+
 /* STATE/packs/DIGEST.manifest: the image of the manifest of the pack of
  * that digest (runtime/manifest.h) */
 static int image_path(char *buf, size_t size, const char *state_dir, const struct bee_pack *p)
@@ -141,8 +218,9 @@ static int image_path(char *buf, size_t size, const char *state_dir, const struc
 static int image_read(const char *state_dir, const struct bee_pack *p, struct bee_manifest *m)
 {
 	char path[PATH_MAX];
+	uint8_t key[BEE_PACK_DIGEST_LEN];
 	struct stat st;
-	if (image_path(path, sizeof(path), state_dir, p) < 0)
+	if (image_key(p, key) < 0 || image_path(path, sizeof(path), state_dir, p) < 0)
 		return -1;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -153,7 +231,7 @@ static int image_read(const char *state_dir, const struct bee_pack *p, struct be
 	    st.st_size > 0 && st.st_size < (off_t)BEE_PACK_MAX_FILE && (img = malloc((size_t)st.st_size)))
 		got = pread(fd, img, (size_t)st.st_size, 0);
 	close(fd);
-	if (got != st.st_size || bee_manifest_thaw(img, (size_t)got, bee_pack__digest(p), m) < 0) {
+	if (got != st.st_size || bee_manifest_thaw(img, (size_t)got, key, m) < 0) {
 		free(img);
 		return -1;
 	}
@@ -163,10 +241,14 @@ static int image_read(const char *state_dir, const struct bee_pack *p, struct be
 int bee_manifest_image_save(const char *state_dir, const struct bee_pack *p, const struct bee_manifest *m)
 {
 	char path[PATH_MAX];
+	uint8_t key[BEE_PACK_DIGEST_LEN];
 	void *img;
 	size_t len;
-	int err = image_path(path, sizeof(path), state_dir, p);
-	if (err < 0 || (err = bee_manifest_freeze(m, bee_pack__digest(p), &img, &len)) < 0)
+	int err = image_key(p, key);
+	if (err == -ENOENT)
+		return 0;   /* no build id: no image, the JSON every time */
+	if (err < 0 || (err = image_path(path, sizeof(path), state_dir, p)) < 0 ||
+	    (err = bee_manifest_freeze(m, key, &img, &len)) < 0)
 		return err;
 	err = bee_write_atomic(path, img, len);
 	free(img);

@@ -389,7 +389,7 @@ void bee_manifest_fini(struct bee_manifest *m)
 struct mf_img_head {
 	uint64_t magic;
 	uint32_t version, reserved;
-	uint8_t digest[16];
+	uint8_t key[16];
 	uint64_t body_len, body_xxh3;
 };
 
@@ -445,13 +445,13 @@ static void out_str(struct mf_out *o, const char *s)
 		out_put(o, s, n + 1);
 }
 
-int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t digest[16], void **out, size_t *len)
+int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t key[16], void **out, size_t *len)
 {
 	struct mf_out o = { 0 };
 	struct mf_img_head h = { .magic = MF_IMG_MAGIC, .version = MF_IMG_VERSION };
 	*out = NULL;
 	*len = 0;
-	memcpy(h.digest, digest, sizeof(h.digest));
+	memcpy(h.key, key, sizeof(h.key));
 	out_put(&o, &h, sizeof(h));
 	out_str(&o, m->name);
 	out_u32(&o, m->schema);
@@ -607,14 +607,14 @@ static void *in_array(struct mf_in *in, size_t *n, size_t size, size_t min)
 	return a;
 }
 
-int bee_manifest_thaw(void *img, size_t len, const uint8_t digest[16], struct bee_manifest *m)
+int bee_manifest_thaw(void *img, size_t len, const uint8_t key[16], struct bee_manifest *m)
 {
 	struct mf_img_head h;
 	memset(m, 0, sizeof(*m));
 	if (len < sizeof(h))
 		return -EINVAL;
 	memcpy(&h, img, sizeof(h));
-	if (h.magic != MF_IMG_MAGIC || h.version != MF_IMG_VERSION || h.reserved || memcmp(h.digest, digest, sizeof(h.digest)) ||
+	if (h.magic != MF_IMG_MAGIC || h.version != MF_IMG_VERSION || h.reserved || memcmp(h.key, key, sizeof(h.key)) ||
 	    h.body_len != len - sizeof(h) || h.body_xxh3 != XXH3_64bits((char *)img + sizeof(h), len - sizeof(h)))
 		return -EINVAL;
 	struct mf_in in = { .p = (char *)img + sizeof(h), .end = (char *)img + len };

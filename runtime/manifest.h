@@ -111,7 +111,8 @@ void bee_manifest_fini(struct bee_manifest *m);
 /* The manifest's image: everything above in one block of bytes, read back
  * without jansson (a session's launch reads the manifest each time, and
  * its JSON parse was the largest part of a warm start). An image is made
- * from a parsed manifest only, names the pack's digest and carries a
+ * from a parsed manifest only, is written and read under a 16-byte key
+ * (the loader's: the pack's digest and its own build id) and carries a
  * checksum; it is native-endian and for this reader alone (a version
  * word), kept where only its writer may write (the loader's state
  * directory). net_prov is not in it: a thawed manifest has none (NULL),
@@ -120,10 +121,10 @@ void bee_manifest_fini(struct bee_manifest *m);
  * bee_manifest_freeze: 0 with a malloc'ed image in *out, *len bytes; or
  * -ENOMEM. bee_manifest_thaw: reads len bytes at img into m, which takes
  * img over (bee_manifest_fini frees it); 0, or -EINVAL when img is not a
- * whole image of this version for this digest (img is still the
+ * whole image of this version under this key (img is still the
  * caller's), or -ENOMEM. */
-int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t digest[16], void **out, size_t *len);
-int bee_manifest_thaw(void *img, size_t len, const uint8_t digest[16], struct bee_manifest *m);
+int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t key[16], void **out, size_t *len);
+int bee_manifest_thaw(void *img, size_t len, const uint8_t key[16], struct bee_manifest *m);
 
 const struct bee_mf_rule *bee_manifest_rule(const struct bee_manifest *m, unsigned index);
 const struct bee_mf_map *bee_manifest_map(const struct bee_manifest *m, const char *name);

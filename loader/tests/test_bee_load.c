@@ -59,6 +59,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <grp.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -2174,11 +2175,40 @@ static void test_pack_load(void **state_)
 	assert_clean();
 }
 
+/* The GNU build id of the ELF file at path (libelf), its length or 0. */
+static size_t file_build_id(const char *path, uint8_t id[64])
+{
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	elf_version(EV_CURRENT);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	while (elf && !len && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t off = 0, name, desc;
+		GElf_Nhdr nh;
+		while (d && !len && (off = gelf_getnote(d, off, &nh, &name, &desc)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz <= 64 &&
+			    memcmp((char *)d->d_buf + name, "GNU", 4) == 0) {
+				memcpy(id, (char *)d->d_buf + desc, nh.n_descsz);
+				len = nh.n_descsz;
+			}
+	}
+	elf_end(elf);
+	close(fd);
+	return len;
+}
+
 /* The manifest's image (runtime/manifest.h): written by a session of the
  * pack once its tool runs, and read by the next instead of the JSON (a
  * record names the image's policy when the image names another: the
- * control that it is read at all); one that is not whole is parsed past
- * and written anew; it goes with the pack's load at gc --packs. */
+ * control that it is read at all); one that is not whole, or one under the
+ * key of another build of bee-load, is parsed past and written anew; it
+ * goes with the pack's load at gc --packs. */
 static void test_manifest_image(void **state_)
 {
 	(void)state_;
@@ -2189,6 +2219,14 @@ static void test_manifest_image(void **state_)
 	struct stat st;
 	assert_int_equal(bee_pack__open_file(pack, &p, err, sizeof(err)), 0);
 	bee_pack__digest_hex(p, hex);
+	/* the key bee-load reads and writes it under: the pack's digest and
+	 * bee-load's build id; and one of another build */
+	uint8_t id[64], key[BEE_PACK_DIGEST_LEN], other[BEE_PACK_DIGEST_LEN];
+	size_t idlen = file_build_id(BEE_BUILD_DIR "/bee-load", id);
+	assert_true(idlen > 0);
+	assert_int_equal(bee_manifest_image_key(bee_pack__digest(p), id, idlen, key), 0);
+	id[0] ^= 1;
+	assert_int_equal(bee_manifest_image_key(bee_pack__digest(p), id, idlen, other), 0);
 	snprintf(img, sizeof(img), "%s/packs/%s.manifest", state, hex);
 	snprintf(go, sizeof(go), "%s/out/go-image", proj);
 	snprintf(script, sizeof(script), "%s wait %s 20", probe, go);
@@ -2204,7 +2242,8 @@ static void test_manifest_image(void **state_)
 	char *bytes;
 	size_t len;
 	assert_int_equal(bee_read_file(img, &bytes, &len), 0);
-	assert_int_equal(bee_manifest_thaw(bytes, len, bee_pack__digest(p), &t), 0);
+	assert_int_equal(bee_manifest_thaw(bytes, len, other, &t), -EINVAL);
+	assert_int_equal(bee_manifest_thaw(bytes, len, key, &t), 0);
 	assert_string_equal(t.name, "sandbox-demo");
 	assert_true(t.nhooks > 0 && t.nrules > 0);
 	bee_manifest_fini(&t);
@@ -2212,16 +2251,22 @@ static void test_manifest_image(void **state_)
 	/* an image that names another policy: the next session is of it */
 	assert_int_equal(bee_manifest_read(p, &m, err, sizeof(err)), 0);
 	m.name = "from-image";
-	void *frozen;
-	assert_int_equal(bee_manifest_freeze(&m, bee_pack__digest(p), &frozen, &len), 0);
+	void *frozen, *stale;
+	size_t slen;
+	assert_int_equal(bee_manifest_freeze(&m, key, &frozen, &len), 0);
+	assert_int_equal(bee_manifest_freeze(&m, other, &stale, &slen), 0);
 	bee_manifest_fini(&m);
-	assert_int_equal(bee_write_atomic(img, frozen, len), 0);
+	/* first the other build's: parsed past */
+	assert_int_equal(bee_write_atomic(img, stale, slen), 0);
+	free(stale);
 	const char *wait[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), pack, "--", "/usr/bin/sh", "-c", script, NULL };
 	struct bee_registry_entry e;
-	for (int round = 0; round < 2; round++) {
+	for (int round = 0; round < 3; round++) {
+		if (round == 1)
+			assert_int_equal(bee_write_atomic(img, frozen, len), 0);
 		struct job j = start(wait, NULL);
 		wait_sessions(&e, 1);
-		assert_string_equal(e.policy, round == 0 ? "from-image" : "sandbox-demo");
+		assert_string_equal(e.policy, round == 1 ? "from-image" : "sandbox-demo");
 		bee_registry_entry_fini(&e);
 		assert_int_equal(bee_write_atomic(go, "", 0), 0);
 		finish(&j, &r, 20000);
@@ -2229,7 +2274,7 @@ static void test_manifest_image(void **state_)
 		run_fini(&r);
 		unlink(go);
 		/* then one byte of it changed: parsed past, the pack's own name */
-		if (round == 0) {
+		if (round == 1) {
 			((uint8_t *)frozen)[len / 2] ^= 1;
 			assert_int_equal(bee_write_atomic(img, frozen, len), 0);
 		}
@@ -2237,7 +2282,7 @@ static void test_manifest_image(void **state_)
 	free(frozen);
 	/* and written anew, whole */
 	assert_int_equal(bee_read_file(img, &bytes, &len), 0);
-	assert_int_equal(bee_manifest_thaw(bytes, len, bee_pack__digest(p), &t), 0);
+	assert_int_equal(bee_manifest_thaw(bytes, len, key, &t), 0);
 	assert_string_equal(t.name, "sandbox-demo");
 	bee_manifest_fini(&t);
 	assert_clean();
