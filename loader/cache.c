@@ -144,6 +144,28 @@ static int record_read(const char *path, struct bee_cache *c)
 
 /* ---- a load's remains ------------------------------------------------------------------ */
 
+/* The manifest's images of the load's digest (the key's first word),
+ * STATE/packs/DIGEST-*.manifest, one for each build of bee that read it:
+ * they go with any load of the digest, and another load makes its own
+ * again. */
+static void images_remove(const char *state_dir, const char *key)
+{
+	char dir[PATH_MAX];
+	size_t dl = strcspn(key, "-");
+	snprintf(dir, sizeof(dir), "%s/" PACKS_DIR, state_dir);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name), sl = strlen(".manifest");
+		if (n > dl + 1 + sl && strncmp(de->d_name, key, dl) == 0 && de->d_name[dl] == '-' &&
+		    strcmp(de->d_name + n - sl, ".manifest") == 0)
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
 /* Detaches and unpins a load, removes its cgroup (when no session's is
  * left in it) and its record. */
 static int cache_remove(const char *state_dir, const char *key, const struct bee_cache *c, bee_warn_fn warn,
@@ -162,12 +184,7 @@ static int cache_remove(const char *state_dir, const char *key, const struct bee
 		unlink(path);
 		packs_path(path, sizeof(path), state_dir, key, ".bpfpack");
 		unlink(path);
-		/* the manifest's image goes with any load of its digest (the
-		 * key's first word): another load of it makes it again */
-		char digest[BEE_PACK_DIGEST_HEX_LEN + 1];
-		snprintf(digest, sizeof(digest), "%.*s", (int)strcspn(key, "-"), key);
-		packs_path(path, sizeof(path), state_dir, digest, ".manifest");
-		unlink(path);
+		images_remove(state_dir, key);
 	}
 	return err;
 }

@@ -202,13 +202,17 @@ static int image_key(const struct bee_pack *p, uint8_t key[BEE_PACK_DIGEST_LEN])
 	return bee_manifest_image_key(bee_pack__digest(p), self.id, self.len, key);
 }
 
-/* STATE/packs/DIGEST.manifest: the image of the manifest of the pack of
- * that digest (runtime/manifest.h) */
-static int image_path(char *buf, size_t size, const char *state_dir, const struct bee_pack *p)
+/* STATE/packs/DIGEST-KEY.manifest: the image of the manifest of the pack
+ * of that digest under that key (runtime/manifest.h); the images of two
+ * builds (bee-load and a program on libbee.so) stand side by side */
+static int image_path(char *buf, size_t size, const char *state_dir, const struct bee_pack *p,
+		      const uint8_t key[BEE_PACK_DIGEST_LEN])
 {
-	char hex[BEE_PACK_DIGEST_HEX_LEN + 1];
+	char hex[BEE_PACK_DIGEST_HEX_LEN + 1], k[2 * BEE_PACK_DIGEST_LEN + 1];
 	bee_pack__digest_hex(p, hex);
-	return snprintf(buf, size, "%s/packs/%s.manifest", state_dir, hex) >= (int)size ? -ENAMETOOLONG : 0;
+	for (size_t i = 0; i < BEE_PACK_DIGEST_LEN; i++)
+		snprintf(k + 2 * i, 3, "%02x", key[i]);
+	return snprintf(buf, size, "%s/packs/%s-%s.manifest", state_dir, hex, k) >= (int)size ? -ENAMETOOLONG : 0;
 }
 
 /* The manifest from its image, when the state directory has one for this
@@ -220,7 +224,7 @@ static int image_read(const char *state_dir, const struct bee_pack *p, struct be
 	char path[PATH_MAX];
 	uint8_t key[BEE_PACK_DIGEST_LEN];
 	struct stat st;
-	if (image_key(p, key) < 0 || image_path(path, sizeof(path), state_dir, p) < 0)
+	if (image_key(p, key) < 0 || image_path(path, sizeof(path), state_dir, p, key) < 0)
 		return -1;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -247,7 +251,7 @@ int bee_manifest_image_save(const char *state_dir, const struct bee_pack *p, con
 	int err = image_key(p, key);
 	if (err == -ENOENT)
 		return 0;   /* no build id: no image, the JSON every time */
-	if (err < 0 || (err = image_path(path, sizeof(path), state_dir, p)) < 0 ||
+	if (err < 0 || (err = image_path(path, sizeof(path), state_dir, p, key)) < 0 ||
 	    (err = bee_manifest_freeze(m, key, &img, &len)) < 0)
 		return err;
 	err = bee_write_atomic(path, img, len);

@@ -2222,12 +2222,15 @@ static void test_manifest_image(void **state_)
 	/* the key bee-load reads and writes it under: the pack's digest and
 	 * bee-load's build id; and one of another build */
 	uint8_t id[64], key[BEE_PACK_DIGEST_LEN], other[BEE_PACK_DIGEST_LEN];
+	char khex[2 * BEE_PACK_DIGEST_LEN + 1];
 	size_t idlen = file_build_id(BEE_BUILD_DIR "/bee-load", id);
 	assert_true(idlen > 0);
 	assert_int_equal(bee_manifest_image_key(bee_pack__digest(p), id, idlen, key), 0);
 	id[0] ^= 1;
 	assert_int_equal(bee_manifest_image_key(bee_pack__digest(p), id, idlen, other), 0);
-	snprintf(img, sizeof(img), "%s/packs/%s.manifest", state, hex);
+	for (size_t i = 0; i < sizeof(key); i++)
+		snprintf(khex + 2 * i, 3, "%02x", key[i]);
+	snprintf(img, sizeof(img), "%s/packs/%s-%s.manifest", state, hex, khex);
 	snprintf(go, sizeof(go), "%s/out/go-image", proj);
 	snprintf(script, sizeof(script), "%s wait %s 20", probe, go);
 	unlink(img);
