@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -376,11 +377,13 @@ void bee_manifest_fini(struct bee_manifest *m)
 
 /* ---- the image ------------------------------------------------------------------------ *
  *
- * A header, then every field in the order of struct bee_manifest, each
- * array as its count then its elements: numbers as native 32- and 64-bit
- * words, strings as a 32-bit length (MF_NULL for none) and the bytes with
- * a NUL. The thaw walks it with a bound on every read; its arrays are
- * calloc'ed as the parse makes them, its strings point into the image. */
+ * A header, then the fields of struct bee_manifest as the tables below
+ * list them (one list for both ways): its own, then each array as its
+ * count and its elements, then the automata. Numbers are native 32- and
+ * 64-bit words, strings a 32-bit length (MF_NULL for none) and the bytes
+ * with a NUL. The thaw walks it with a bound on every read; its arrays
+ * are calloc'ed as the parse makes them, its strings point into the
+ * image. */
 
 #define MF_IMG_MAGIC   0x474d4d4645454201ull   /* "\1BEEFMMG" */
 #define MF_IMG_VERSION 1u
@@ -393,9 +396,84 @@ struct mf_img_head {
 	uint64_t body_len, body_xxh3;
 };
 
-/* every field of struct bee_manifest is written below: one added there
+enum mf_kind {
+	MF_STR,      /* const char *, NULL allowed */
+	MF_NEED,     /* const char *, never NULL */
+	MF_U32,      /* unsigned, uint32_t or an enum */
+	MF_BOOL,
+	MF_U64,
+	MF_LONG,
+};
+
+struct mf_field {
+	uint8_t kind;
+	uint16_t off;
+};
+
+#define MF_F(kind, type, member) { kind, offsetof(type, member) }
+
+static const struct mf_field mf_top[] = {
+	MF_F(MF_NEED, struct bee_manifest, name), MF_F(MF_U32, struct bee_manifest, schema),
+	MF_F(MF_STR, struct bee_manifest, parent), MF_F(MF_U32, struct bee_manifest, audit),
+	MF_F(MF_NEED, struct bee_manifest, source), MF_F(MF_STR, struct bee_manifest, source_name),
+	MF_F(MF_STR, struct bee_manifest, compiler_beec), MF_F(MF_BOOL, struct bee_manifest, ll_expressible),
+	MF_F(MF_STR, struct bee_manifest, ll_reason), MF_F(MF_LONG, struct bee_manifest, ll_rule),
+	MF_F(MF_U32, struct bee_manifest, syscalls_allowed),
+};
+static const struct mf_field mf_string[] = { { MF_NEED, 0 } };
+static const struct mf_field mf_hook[] = {
+	MF_F(MF_NEED, struct bee_mf_hook, program), MF_F(MF_NEED, struct bee_mf_hook, section),
+	MF_F(MF_NEED, struct bee_mf_hook, attach), MF_F(MF_BOOL, struct bee_mf_hook, lsm),
+};
+static const struct mf_field mf_map[] = {
+	MF_F(MF_NEED, struct bee_mf_map, name), MF_F(MF_NEED, struct bee_mf_map, type),
+	MF_F(MF_NEED, struct bee_mf_map, fill), MF_F(MF_STR, struct bee_mf_map, image),
+	MF_F(MF_U32, struct bee_mf_map, key_size), MF_F(MF_U32, struct bee_mf_map, value_size),
+	MF_F(MF_U32, struct bee_mf_map, max_entries), MF_F(MF_U32, struct bee_mf_map, flags),
+};
+static const struct mf_field mf_const[] = {
+	MF_F(MF_NEED, struct bee_mf_const, name), MF_F(MF_U32, struct bee_mf_const, value),
+};
+static const struct mf_field mf_rule[] = {
+	MF_F(MF_U32, struct bee_mf_rule, index), MF_F(MF_NEED, struct bee_mf_rule, domain),
+	MF_F(MF_NEED, struct bee_mf_rule, kind), MF_F(MF_NEED, struct bee_mf_rule, text),
+	MF_F(MF_U32, struct bee_mf_rule, rdomain), MF_F(MF_U32, struct bee_mf_rule, rkind),
+	MF_F(MF_STR, struct bee_mf_rule, value), MF_F(MF_BOOL, struct bee_mf_rule, pinned),
+	MF_F(MF_U32, struct bee_mf_rule, line), MF_F(MF_U32, struct bee_mf_rule, column),
+};
+static const struct mf_field mf_ll_rule[] = {
+	MF_F(MF_NEED, struct bee_mf_ll_rule, path), MF_F(MF_BOOL, struct bee_mf_ll_rule, beneath),
+	MF_F(MF_U32, struct bee_mf_ll_rule, perms), MF_F(MF_U32, struct bee_mf_ll_rule, rule),
+};
+static const struct mf_field mf_automaton[] = {
+	MF_F(MF_U64, struct bee_mf_automaton, states), MF_F(MF_U64, struct bee_mf_automaton, classes),
+	MF_F(MF_U64, struct bee_mf_automaton, transitions), MF_F(MF_U64, struct bee_mf_automaton, image_bytes),
+};
+
+/* An array of struct bee_manifest: its pointer and count, and its element. */
+struct mf_array {
+	uint16_t ptr, count;
+	size_t size;
+	const struct mf_field *fields;
+	size_t nfields;
+};
+
+#define MF_A(member, count, fields)                                                                                    \
+	{ offsetof(struct bee_manifest, member), offsetof(struct bee_manifest, count),                                 \
+	  sizeof(*((struct bee_manifest *)0)->member), fields, sizeof(fields) / sizeof(fields[0]) }
+
+static const struct mf_array mf_arrays[] = {
+	MF_A(includes, nincludes, mf_string), MF_A(defines, ndefines, mf_string), MF_A(hooks, nhooks, mf_hook),
+	MF_A(maps, nmaps, mf_map), MF_A(consts, nconsts, mf_const), MF_A(rules, nrules, mf_rule),
+	MF_A(ll_rules, nll, mf_ll_rule),
+};
+
+/* what MF_U32 reads and writes as 4 bytes: every field of that kind above */
+_Static_assert(sizeof(unsigned) == 4 && sizeof(enum bee_domain) == 4 && sizeof(enum bee_rule_kind) == 4,
+	       "MF_U32 fields are 4 bytes");
+/* every field of struct bee_manifest is in the tables: one added there
  * fails here until it is */
-_Static_assert(sizeof(struct bee_manifest) == 336, "struct bee_manifest changed: update the image");
+_Static_assert(sizeof(struct bee_manifest) == 336, "struct bee_manifest changed: update the image's tables");
 
 struct mf_out {
 	uint8_t *buf;
@@ -423,26 +501,46 @@ static void out_put(struct mf_out *o, const void *p, size_t n)
 	o->len += n;
 }
 
-static void out_u32(struct mf_out *o, uint32_t v)
+static void out_fields(struct mf_out *o, const void *base, const struct mf_field *f, size_t n)
 {
-	out_put(o, &v, sizeof(v));
-}
-
-static void out_u64(struct mf_out *o, uint64_t v)
-{
-	out_put(o, &v, sizeof(v));
-}
-
-static void out_str(struct mf_out *o, const char *s)
-{
-	size_t n = s ? strlen(s) : 0;
-	if (s && n >= MF_NULL) {
-		o->oom = true;   /* no manifest string is 4 GiB long */
-		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *at = (const char *)base + f[i].off;
+		uint32_t w = 0;
+		uint64_t q = 0;
+		const char *str;
+		switch (f[i].kind) {
+		case MF_STR:
+		case MF_NEED:
+			memcpy(&str, at, sizeof(str));
+			q = str ? strlen(str) : 0;
+			if (q >= MF_NULL)
+				o->oom = true;   /* no manifest string is 4 GiB long */
+			w = str ? (uint32_t)q : MF_NULL;
+			out_put(o, &w, sizeof(w));
+			if (str)
+				out_put(o, str, q + 1);
+			break;
+		case MF_U32:
+			memcpy(&w, at, sizeof(w));
+			out_put(o, &w, sizeof(w));
+			break;
+		case MF_BOOL:
+			w = *(const bool *)at;
+			out_put(o, &w, sizeof(w));
+			break;
+		case MF_U64:
+			memcpy(&q, at, sizeof(q));
+			out_put(o, &q, sizeof(q));
+			break;
+		case MF_LONG: {
+			long l;
+			memcpy(&l, at, sizeof(l));
+			q = (uint64_t)l;
+			out_put(o, &q, sizeof(q));
+			break;
+		}
+		}
 	}
-	out_u32(o, s ? (uint32_t)n : MF_NULL);
-	if (s)
-		out_put(o, s, n + 1);
 }
 
 int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t key[16], void **out, size_t *len)
@@ -453,77 +551,20 @@ int bee_manifest_freeze(const struct bee_manifest *m, const uint8_t key[16], voi
 	*len = 0;
 	memcpy(h.key, key, sizeof(h.key));
 	out_put(&o, &h, sizeof(h));
-	out_str(&o, m->name);
-	out_u32(&o, m->schema);
-	out_str(&o, m->parent);
-	out_u64(&o, m->nincludes);
-	for (size_t i = 0; i < m->nincludes; i++)
-		out_str(&o, m->includes[i]);
-	out_u32(&o, m->audit);
-	out_u64(&o, m->ndefines);
-	for (size_t i = 0; i < m->ndefines; i++)
-		out_str(&o, m->defines[i]);
-	out_str(&o, m->source);
-	out_str(&o, m->source_name);
-	out_str(&o, m->compiler_beec);
-	out_u64(&o, m->nhooks);
-	for (size_t i = 0; i < m->nhooks; i++) {
-		const struct bee_mf_hook *k = &m->hooks[i];
-		out_str(&o, k->program);
-		out_str(&o, k->section);
-		out_str(&o, k->attach);
-		out_u32(&o, k->lsm);
+	out_fields(&o, m, mf_top, sizeof(mf_top) / sizeof(mf_top[0]));
+	for (size_t a = 0; a < sizeof(mf_arrays) / sizeof(mf_arrays[0]); a++) {
+		const struct mf_array *ar = &mf_arrays[a];
+		const char *v;
+		size_t k;
+		memcpy(&v, (const char *)m + ar->ptr, sizeof(v));
+		memcpy(&k, (const char *)m + ar->count, sizeof(k));
+		uint64_t n = k;
+		out_put(&o, &n, sizeof(n));
+		for (uint64_t i = 0; i < n; i++)
+			out_fields(&o, v + i * ar->size, ar->fields, ar->nfields);
 	}
-	out_u64(&o, m->nmaps);
-	for (size_t i = 0; i < m->nmaps; i++) {
-		const struct bee_mf_map *p = &m->maps[i];
-		out_str(&o, p->name);
-		out_str(&o, p->type);
-		out_str(&o, p->fill);
-		out_str(&o, p->image);
-		out_u32(&o, p->key_size);
-		out_u32(&o, p->value_size);
-		out_u32(&o, p->max_entries);
-		out_u32(&o, p->flags);
-	}
-	out_u64(&o, m->nconsts);
-	for (size_t i = 0; i < m->nconsts; i++) {
-		out_str(&o, m->consts[i].name);
-		out_u32(&o, m->consts[i].value);
-	}
-	out_u64(&o, m->nrules);
-	for (size_t i = 0; i < m->nrules; i++) {
-		const struct bee_mf_rule *r = &m->rules[i];
-		out_u32(&o, r->index);
-		out_str(&o, r->domain);
-		out_str(&o, r->kind);
-		out_str(&o, r->text);
-		out_u32(&o, r->rdomain);
-		out_u32(&o, r->rkind);
-		out_str(&o, r->value);
-		out_u32(&o, r->pinned);
-		out_u32(&o, r->line);
-		out_u32(&o, r->column);
-	}
-	for (size_t i = 0; i < BEE_MF_NAUTOMATA; i++) {
-		const struct bee_mf_automaton *a = &m->automata[i];
-		out_u64(&o, a->states);
-		out_u64(&o, a->classes);
-		out_u64(&o, a->transitions);
-		out_u64(&o, a->image_bytes);
-	}
-	out_u32(&o, m->ll_expressible);
-	out_str(&o, m->ll_reason);
-	out_u64(&o, (uint64_t)m->ll_rule);
-	out_u64(&o, m->nll);
-	for (size_t i = 0; i < m->nll; i++) {
-		const struct bee_mf_ll_rule *l = &m->ll_rules[i];
-		out_str(&o, l->path);
-		out_u32(&o, l->beneath);
-		out_u32(&o, l->perms);
-		out_u32(&o, l->rule);
-	}
-	out_u32(&o, m->syscalls_allowed);
+	for (size_t i = 0; i < BEE_MF_NAUTOMATA; i++)
+		out_fields(&o, &m->automata[i], mf_automaton, sizeof(mf_automaton) / sizeof(mf_automaton[0]));
 	if (o.oom) {
 		free(o.buf);
 		return -ENOMEM;
@@ -541,35 +582,22 @@ struct mf_in {
 	bool bad, oom;   /* oom: bad for want of memory */
 };
 
-static uint32_t in_u32(struct mf_in *in)
+static bool in_get(struct mf_in *in, void *v, size_t n)
 {
-	uint32_t v = 0;
-	if (in->bad || (size_t)(in->end - in->p) < sizeof(v)) {
+	if (in->bad || (size_t)(in->end - in->p) < n) {
 		in->bad = true;
-		return 0;
+		return false;
 	}
-	memcpy(&v, in->p, sizeof(v));
-	in->p += sizeof(v);
-	return v;
-}
-
-static uint64_t in_u64(struct mf_in *in)
-{
-	uint64_t v = 0;
-	if (in->bad || (size_t)(in->end - in->p) < sizeof(v)) {
-		in->bad = true;
-		return 0;
-	}
-	memcpy(&v, in->p, sizeof(v));
-	in->p += sizeof(v);
-	return v;
+	memcpy(v, in->p, n);
+	in->p += n;
+	return true;
 }
 
 /* A string (NULL for none): its bytes and NUL inside the image. */
 static const char *in_str(struct mf_in *in)
 {
-	uint32_t n = in_u32(in);
-	if (in->bad || n == MF_NULL)
+	uint32_t n;
+	if (!in_get(in, &n, sizeof(n)) || n == MF_NULL)
 		return NULL;
 	if ((size_t)(in->end - in->p) <= n || in->p[n] != '\0' || memchr(in->p, '\0', n)) {
 		in->bad = true;
@@ -580,31 +608,51 @@ static const char *in_str(struct mf_in *in)
 	return s;
 }
 
-/* A string that must be there. */
-static const char *in_need(struct mf_in *in)
+static void in_fields(struct mf_in *in, void *base, const struct mf_field *f, size_t n)
 {
-	const char *s = in_str(in);
-	if (!s)
-		in->bad = true;
-	return s;
+	for (size_t i = 0; i < n && !in->bad; i++) {
+		char *at = (char *)base + f[i].off;
+		uint32_t w = 0;
+		uint64_t q = 0;
+		const char *str;
+		switch (f[i].kind) {
+		case MF_STR:
+		case MF_NEED:
+			str = in_str(in);
+			if (!str && f[i].kind == MF_NEED)
+				in->bad = true;
+			memcpy(at, &str, sizeof(str));
+			break;
+		case MF_U32:
+			in_get(in, &w, sizeof(w));
+			memcpy(at, &w, sizeof(w));
+			break;
+		case MF_BOOL:
+			in_get(in, &w, sizeof(w));
+			*(bool *)at = w != 0;
+			break;
+		case MF_U64:
+			in_get(in, &q, sizeof(q));
+			memcpy(at, &q, sizeof(q));
+			break;
+		case MF_LONG: {
+			in_get(in, &q, sizeof(q));
+			long l = (long)q;
+			memcpy(at, &l, sizeof(l));
+			break;
+		}
+		}
+	}
 }
 
-/* An array of n elements of size each (n itself read here): calloc'ed
- * with one more, as the parse does; each element takes at least min
- * bytes of the image, which bounds n before anything is allocated. */
-static void *in_array(struct mf_in *in, size_t *n, size_t size, size_t min)
+/* The least an element of fields takes in the image: a bound on a count
+ * before anything is allocated for it. */
+static size_t min_bytes(const struct mf_field *f, size_t n)
 {
-	uint64_t k = in_u64(in);
-	if (in->bad || k > (uint64_t)(in->end - in->p) / min) {
-		in->bad = true;
-		*n = 0;
-		return NULL;
-	}
-	*n = (size_t)k;
-	void *a = calloc(*n + 1, size);
-	if (!a)
-		in->bad = in->oom = true;
-	return a;
+	size_t b = 0;
+	for (size_t i = 0; i < n; i++)
+		b += f[i].kind == MF_U64 || f[i].kind == MF_LONG ? 8 : 4;
+	return b;
 }
 
 int bee_manifest_thaw(void *img, size_t len, const uint8_t key[16], struct bee_manifest *m)
@@ -618,86 +666,40 @@ int bee_manifest_thaw(void *img, size_t len, const uint8_t key[16], struct bee_m
 	    h.body_len != len - sizeof(h) || h.body_xxh3 != XXH3_64bits((char *)img + sizeof(h), len - sizeof(h)))
 		return -EINVAL;
 	struct mf_in in = { .p = (char *)img + sizeof(h), .end = (char *)img + len };
-	m->name = in_need(&in);
-	m->schema = in_u32(&in);
-	m->parent = in_str(&in);
-	if ((m->includes = in_array(&in, &m->nincludes, sizeof(*m->includes), 4)))
-		for (size_t i = 0; i < m->nincludes; i++)
-			m->includes[i] = in_need(&in);
-	m->audit = in_u32(&in);
-	if ((m->defines = in_array(&in, &m->ndefines, sizeof(*m->defines), 4)))
-		for (size_t i = 0; i < m->ndefines; i++)
-			m->defines[i] = in_need(&in);
-	m->source = in_need(&in);
-	m->source_name = in_str(&in);
-	m->compiler_beec = in_str(&in);
-	if ((m->hooks = in_array(&in, &m->nhooks, sizeof(*m->hooks), 16)))
-		for (size_t i = 0; i < m->nhooks; i++) {
-			struct bee_mf_hook *k = &m->hooks[i];
-			k->program = in_need(&in);
-			k->section = in_need(&in);
-			k->attach = in_need(&in);
-			k->lsm = in_u32(&in) != 0;
+	in_fields(&in, m, mf_top, sizeof(mf_top) / sizeof(mf_top[0]));
+	for (size_t a = 0; a < sizeof(mf_arrays) / sizeof(mf_arrays[0]) && !in.bad; a++) {
+		const struct mf_array *ar = &mf_arrays[a];
+		uint64_t n = 0;
+		in_get(&in, &n, sizeof(n));
+		if (in.bad || n > (uint64_t)(in.end - in.p) / min_bytes(ar->fields, ar->nfields)) {
+			in.bad = true;
+			break;
 		}
-	if ((m->maps = in_array(&in, &m->nmaps, sizeof(*m->maps), 32)))
-		for (size_t i = 0; i < m->nmaps; i++) {
-			struct bee_mf_map *p = &m->maps[i];
-			p->name = in_need(&in);
-			p->type = in_need(&in);
-			p->fill = in_need(&in);
-			p->image = in_str(&in);
-			p->key_size = in_u32(&in);
-			p->value_size = in_u32(&in);
-			p->max_entries = in_u32(&in);
-			p->flags = in_u32(&in);
+		size_t k = (size_t)n;
+		char *v = calloc(k + 1, ar->size);
+		if (!v) {
+			in.bad = in.oom = true;
+			break;
 		}
-	if ((m->consts = in_array(&in, &m->nconsts, sizeof(*m->consts), 8)))
-		for (size_t i = 0; i < m->nconsts; i++) {
-			m->consts[i].name = in_need(&in);
-			m->consts[i].value = in_u32(&in);
-		}
-	if ((m->rules = in_array(&in, &m->nrules, sizeof(*m->rules), 40)))
-		for (size_t i = 0; i < m->nrules; i++) {
-			struct bee_mf_rule *r = &m->rules[i];
-			r->index = in_u32(&in);
-			r->domain = in_need(&in);
-			r->kind = in_need(&in);
-			r->text = in_need(&in);
-			uint32_t d = in_u32(&in), k = in_u32(&in);
-			r->value = in_str(&in);
-			r->pinned = in_u32(&in) != 0;
-			r->line = in_u32(&in);
-			r->column = in_u32(&in);
-			if (r->index != i || d >= BEE_DOMAIN__COUNT || k >= BEE_RULE__COUNT)
-				in.bad = true;
-			r->rdomain = (enum bee_domain)d;
-			r->rkind = (enum bee_rule_kind)k;
-		}
+		memcpy((char *)m + ar->ptr, &v, sizeof(v));
+		memcpy((char *)m + ar->count, &k, sizeof(k));
+		for (size_t i = 0; i < k; i++)
+			in_fields(&in, v + i * ar->size, ar->fields, ar->nfields);
+	}
 	static const char *const keys[BEE_MF_NAUTOMATA] = {
 #define MF_AUTOMATON_KEY(id, key, map) key,
 		BEE_AUTOMATA(MF_AUTOMATON_KEY)
 #undef MF_AUTOMATON_KEY
 	};
 	for (size_t i = 0; i < BEE_MF_NAUTOMATA; i++) {
-		struct bee_mf_automaton *a = &m->automata[i];
-		a->key = keys[i];
-		a->states = in_u64(&in);
-		a->classes = in_u64(&in);
-		a->transitions = in_u64(&in);
-		a->image_bytes = in_u64(&in);
+		m->automata[i].key = keys[i];
+		in_fields(&in, &m->automata[i], mf_automaton, sizeof(mf_automaton) / sizeof(mf_automaton[0]));
 	}
-	m->ll_expressible = in_u32(&in) != 0;
-	m->ll_reason = in_str(&in);
-	m->ll_rule = (long)in_u64(&in);
-	if ((m->ll_rules = in_array(&in, &m->nll, sizeof(*m->ll_rules), 16)))
-		for (size_t i = 0; i < m->nll; i++) {
-			struct bee_mf_ll_rule *l = &m->ll_rules[i];
-			l->path = in_need(&in);
-			l->beneath = in_u32(&in) != 0;
-			l->perms = in_u32(&in);
-			l->rule = in_u32(&in);
-		}
-	m->syscalls_allowed = in_u32(&in);
+	/* what the parse proves of the rules, proved again */
+	for (size_t i = 0; i < m->nrules && !in.bad; i++)
+		if (m->rules[i].index != i || m->rules[i].rdomain >= BEE_DOMAIN__COUNT ||
+		    m->rules[i].rkind >= BEE_RULE__COUNT)
+			in.bad = true;
 	if (in.bad || in.p != in.end) {
 		bee_manifest_fini(m);
 		return in.oom ? -ENOMEM : -EINVAL;

@@ -181,9 +181,17 @@ static void test_image(void **state)
 	free(c);
 	free(longer);
 	c = resummed(img, len);
-	/* name (u32 1, "t", NUL), schema, parent (MF_NULL): the includes' count */
-	uint64_t huge = UINT64_MAX / 2;
-	memcpy((uint8_t *)c + 48 + 6 + 4 + 4, &huge, 8);
+	/* after the header (48 bytes) the manifest's own fields: name "t"
+	 * (length and bytes, 6), schema (4), parent (none, 4), audit (4),
+	 * source "policy.toml" (16), source_name "t.toml" (11), compiler
+	 * "0.1.0" (10), expressible (4), reason (none, 4), rule (8),
+	 * syscalls (4); then the includes' count (0) and the defines' (1) */
+	size_t counts = 48 + 6 + 4 + 4 + 4 + 16 + 11 + 10 + 4 + 4 + 8 + 4;
+	uint64_t huge = UINT64_MAX / 2, have[2];
+	memcpy(have, (uint8_t *)c + counts, sizeof(have));
+	assert_int_equal(have[0], 0);
+	assert_int_equal(have[1], 1);
+	memcpy((uint8_t *)c + counts, &huge, 8);
 	void *cs = resummed(c, len);
 	assert_int_equal(bee_manifest_thaw(cs, len, digest, &t), -EINVAL);
 	free(cs);
