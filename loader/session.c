@@ -527,7 +527,7 @@ static int open_steps(struct bee_session *s, const char *pack_path, const struct
 				strerror(-cgerr));
 	/* what a killed bee-load left behind (its cgroups, its pins) is
 	 * collected once the first tool runs, while this process would only
-	 * wait (gc_once) */
+	 * wait (started) */
 	s->gc_due = true;
 	if ((err = bee_session_id_new(s->id)) < 0)
 		return bee_fail(e, BEE_STAGE_REGISTRY, err, "no session id: %s", strerror(-err));
