@@ -389,19 +389,17 @@ static uint32_t ll_entry_any(const struct ll_walk *w, unsigned f2, unsigned x2)
  * from ll_entry, whatever its type (each branch of it and of ll_dir). */
 static bool ll_quiet(const struct ll_walk *w, unsigned f2, unsigned x2, uint32_t pending)
 {
-	/* any[] holds own[] and the any[] of every state a byte leads to
-	 * (ll_auto_init): its own rights and those below it cover a file's
-	 * own rule, a directory that cannot be opened, and the rights
-	 * granted or mixed below one */
-	if (ll_entry_any(w, f2, x2) & pending & LL_FILE_RIGHTS)
+	/* its own rights and those below it (ll_entry_any, here with the
+	 * states of "NAME/" at hand) cover a file's own rule, a directory
+	 * that cannot be opened, and the rights granted or mixed below one */
+	unsigned f1 = ll_step(&w->fs, f2, "/", 1), x1 = ll_step(&w->ex, x2, "/", 1);
+	uint32_t own = w->fs.own[f2] | w->ex.own[x2], any = w->fs.any[f1] | w->ex.any[x1];
+	if ((own | any) & pending & LL_FILE_RIGHTS)
 		return false;
 	/* a file (or an entry fstatat cannot type) that may run unread */
-	uint32_t own = w->fs.own[f2] | w->ex.own[x2];
 	if ((w->ex.own[x2] & BEEC_LL_EXEC) && !(w->fs.own[f2] & BEEC_LL_READ))
 		return false;
 	/* a directory: what ll_dir would narrow, or list (all[] is within own[]) */
-	unsigned f1 = ll_step(&w->fs, f2, "/", 1), x1 = ll_step(&w->ex, x2, "/", 1);
-	uint32_t any = w->fs.any[f1] | w->ex.any[x1];
 	if ((any & BEEC_LL_EXEC) && !(any & BEEC_LL_READ))
 		return false;
 	if ((pending & BEEC_LL_LIST) && ((any | own) & BEEC_LL_READ))

@@ -121,6 +121,11 @@ int bee_pack_load_at(const char *path, const char *state_dir, struct bee_pack **
  * pack's digest and the build id of the code that reads it (bee-load's,
  * or libbee.so's): no image outlives its writer's build. */
 int bee_manifest_image_save(const char *state_dir, const struct bee_pack *p, const struct bee_manifest *m);
+/* STATE/packs/DIGEST-KEY.manifest, the image of the pack of that digest
+ * under that key: the images of two builds (bee-load and a program on
+ * libbee.so) stand side by side. 0 or -ENAMETOOLONG. */
+int bee_manifest_image_path(char *buf, size_t size, const char *state_dir, const uint8_t digest[BEE_PACK_DIGEST_LEN],
+			    const uint8_t key[BEE_PACK_DIGEST_LEN]);
 /* That key: XXH3-128 of the digest and the build id (len bytes, 1 to 64;
  * -ENOENT for none). */
 int bee_manifest_image_key(const uint8_t digest[BEE_PACK_DIGEST_LEN], const uint8_t *build_id, size_t len,

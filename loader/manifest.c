@@ -202,17 +202,13 @@ static int image_key(const struct bee_pack *p, uint8_t key[BEE_PACK_DIGEST_LEN])
 	return bee_manifest_image_key(bee_pack__digest(p), self.id, self.len, key);
 }
 
-/* STATE/packs/DIGEST-KEY.manifest: the image of the manifest of the pack
- * of that digest under that key (runtime/manifest.h); the images of two
- * builds (bee-load and a program on libbee.so) stand side by side */
-static int image_path(char *buf, size_t size, const char *state_dir, const struct bee_pack *p,
-		      const uint8_t key[BEE_PACK_DIGEST_LEN])
+int bee_manifest_image_path(char *buf, size_t size, const char *state_dir, const uint8_t digest[BEE_PACK_DIGEST_LEN],
+			    const uint8_t key[BEE_PACK_DIGEST_LEN])
 {
-	char hex[BEE_PACK_DIGEST_HEX_LEN + 1], k[2 * BEE_PACK_DIGEST_LEN + 1];
-	bee_pack__digest_hex(p, hex);
-	for (size_t i = 0; i < BEE_PACK_DIGEST_LEN; i++)
-		snprintf(k + 2 * i, 3, "%02x", key[i]);
-	return snprintf(buf, size, "%s/packs/%s-%s.manifest", state_dir, hex, k) >= (int)size ? -ENAMETOOLONG : 0;
+	char d[BEE_PACK_DIGEST_HEX_LEN + 1], k[BEE_PACK_DIGEST_HEX_LEN + 1];
+	bee_hex(digest, BEE_PACK_DIGEST_LEN, d);
+	bee_hex(key, BEE_PACK_DIGEST_LEN, k);
+	return snprintf(buf, size, "%s/packs/%s-%s.manifest", state_dir, d, k) >= (int)size ? -ENAMETOOLONG : 0;
 }
 
 /* The manifest from its image, when the state directory has one for this
@@ -224,18 +220,19 @@ static int image_read(const char *state_dir, const struct bee_pack *p, struct be
 	char path[PATH_MAX];
 	uint8_t key[BEE_PACK_DIGEST_LEN];
 	struct stat st;
-	if (image_key(p, key) < 0 || image_path(path, sizeof(path), state_dir, p, key) < 0)
+	if (image_key(p, key) < 0 ||
+	    bee_manifest_image_path(path, sizeof(path), state_dir, bee_pack__digest(p), key) < 0)
 		return -1;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	void *img = NULL;
-	ssize_t got = -1;
+	ssize_t got = -1, want = 0;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & 077) &&
 	    st.st_size > 0 && st.st_size < (off_t)BEE_PACK_MAX_FILE && (img = malloc((size_t)st.st_size)))
-		got = pread(fd, img, (size_t)st.st_size, 0);
+		got = pread(fd, img, (size_t)(want = st.st_size), 0);
 	close(fd);
-	if (got != st.st_size || bee_manifest_thaw(img, (size_t)got, key, m) < 0) {
+	if (got <= 0 || got != want || bee_manifest_thaw(img, (size_t)got, key, m) < 0) {
 		free(img);
 		return -1;
 	}
@@ -251,7 +248,7 @@ int bee_manifest_image_save(const char *state_dir, const struct bee_pack *p, con
 	int err = image_key(p, key);
 	if (err == -ENOENT)
 		return 0;   /* no build id: no image, the JSON every time */
-	if (err < 0 || (err = image_path(path, sizeof(path), state_dir, p, key)) < 0 ||
+	if (err < 0 || (err = bee_manifest_image_path(path, sizeof(path), state_dir, bee_pack__digest(p), key)) < 0 ||
 	    (err = bee_manifest_freeze(m, key, &img, &len)) < 0)
 		return err;
 	err = bee_write_atomic(path, img, len);
@@ -265,7 +262,7 @@ static int reader_fail(struct bee_error *e, int r, const char *err)
 	return bee_fail(e, BEE_STAGE_PACK, r, "%s", strncmp(err, "pack: ", 6) == 0 ? err + 6 : err);
 }
 
-static int pack_load(const char *path, const char *state_dir, struct bee_pack **pack, struct bee_manifest *m,
+int bee_pack_load_at(const char *path, const char *state_dir, struct bee_pack **pack, struct bee_manifest *m,
 		     bool *thawed, struct bee_error *e)
 {
 	char err[BEE_PACK_ERRLEN];
@@ -303,11 +300,5 @@ static int pack_load(const char *path, const char *state_dir, struct bee_pack **
 int bee_pack_load(const char *path, struct bee_pack **pack, struct bee_manifest *m, struct bee_error *e)
 {
 	bool thawed;
-	return pack_load(path, NULL, pack, m, &thawed, e);
-}
-
-int bee_pack_load_at(const char *path, const char *state_dir, struct bee_pack **pack, struct bee_manifest *m,
-		     bool *thawed, struct bee_error *e)
-{
-	return pack_load(path, state_dir, pack, m, thawed, e);
+	return bee_pack_load_at(path, NULL, pack, m, &thawed, e);
 }

@@ -301,8 +301,7 @@ int bee_session_id_new(char out[17])
 		}
 		got += (size_t)n;
 	}
-	for (int i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	bee_hex(b, sizeof(b), out);
 	return 0;
 }
 

@@ -74,7 +74,7 @@ static uint64_t pack_align_up(uint64_t v)
 	return (v + BEE_PACK_ALIGN - 1) & ~(uint64_t)(BEE_PACK_ALIGN - 1);
 }
 
-static void pack_hex(const uint8_t *b, size_t n, char *out)
+void bee_hex(const uint8_t *b, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";
 	for (size_t i = 0; i < n; i++) {
@@ -94,7 +94,7 @@ static int pack_check_header(struct pack_check *c, uint32_t *count)
 	/* a short file that is not even a pack's prefix is "not a pack", not "truncated" */
 	if (memcmp(b, BEE_PACK_MAGIC, magic_have) != 0) {
 		char hex[2 * BEE_PACK_MAGIC_LEN + 1];
-		pack_hex(b, magic_have, hex);
+		bee_hex(b, magic_have, hex);
 		return pack_fail(c, "header: bad magic %s (not a bee pack; expected %s)", hex,
 				 "4245455041434b00");
 	}
@@ -363,8 +363,8 @@ static int pack_check_digest(struct pack_check *c, uint8_t digest[BEE_PACK_DIGES
 	memcpy(digest, c->buf + HDR_OFF(digest), BEE_PACK_DIGEST_LEN);
 	if (memcmp(got.digest, digest, BEE_PACK_DIGEST_LEN)) {
 		char stored[BEE_PACK_DIGEST_HEX_LEN + 1], computed[BEE_PACK_DIGEST_HEX_LEN + 1];
-		pack_hex(digest, BEE_PACK_DIGEST_LEN, stored);
-		pack_hex(got.digest, BEE_PACK_DIGEST_LEN, computed);
+		bee_hex(digest, BEE_PACK_DIGEST_LEN, stored);
+		bee_hex(got.digest, BEE_PACK_DIGEST_LEN, computed);
 		return pack_fail(c, "header: digest mismatch (stored %s, computed %s)", stored, computed);
 	}
 	return 0;
@@ -730,8 +730,8 @@ int bee_pack__manifest_parse(struct bee_pack *pack, char *err, size_t errlen)
 		err[0] = '\0';
 	if (pack->manifest)
 		return 0;
-	const struct bee_pack_section_info *s = bee_pack__find(pack, BEE_PACK_MANIFEST, NULL);
-	int rc = s ? pack_check_manifest(&c, s, &pack->manifest) : pack_fail(&c, "no manifest section (a pack has exactly one)");
+	/* the open proved there is exactly one */
+	int rc = pack_check_manifest(&c, bee_pack__find(pack, BEE_PACK_MANIFEST, NULL), &pack->manifest);
 	if (rc == -ENOMEM && err && errlen)
 		snprintf(err, errlen, "pack: out of memory");
 	return rc;
@@ -782,7 +782,7 @@ const uint8_t *bee_pack__digest(const struct bee_pack *pack)
 
 void bee_pack__digest_hex(const struct bee_pack *pack, char out[BEE_PACK_DIGEST_HEX_LEN + 1])
 {
-	pack_hex(pack->digest, BEE_PACK_DIGEST_LEN, out);
+	bee_hex(pack->digest, BEE_PACK_DIGEST_LEN, out);
 }
 
 const void *bee_pack__bytes(const struct bee_pack *pack, size_t *len)

@@ -84,6 +84,9 @@ const struct bee_pack_section_info *bee_pack__find(const struct bee_pack *pack,
  * of bee_pack__open_file_later until bee_pack__manifest_parse). */
 const struct json_t *bee_pack__manifest(const struct bee_pack *pack);
 
+/* n bytes as 2n lowercase hex digits and a NUL. */
+void bee_hex(const uint8_t *b, size_t n, char *out);
+
 /* The 16 digest bytes, and the same as 32 lowercase hex digits and a NUL. */
 const uint8_t *bee_pack__digest(const struct bee_pack *pack);
 void bee_pack__digest_hex(const struct bee_pack *pack, char out[BEE_PACK_DIGEST_HEX_LEN + 1]);

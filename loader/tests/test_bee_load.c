@@ -2212,25 +2212,21 @@ static size_t file_build_id(const char *path, uint8_t id[64])
 static void test_manifest_image(void **state_)
 {
 	(void)state_;
-	char img[4300], hex[BEE_PACK_DIGEST_HEX_LEN + 1], go[256], script[600], err[BEE_PACK_ERRLEN];
+	char img[4300], go[256], script[600], err[BEE_PACK_ERRLEN];
 	struct bee_pack *p;
 	struct bee_manifest m, t;
 	struct run r;
 	struct stat st;
 	assert_int_equal(bee_pack__open_file(pack, &p, err, sizeof(err)), 0);
-	bee_pack__digest_hex(p, hex);
 	/* the key bee-load reads and writes it under: the pack's digest and
 	 * bee-load's build id; and one of another build */
 	uint8_t id[64], key[BEE_PACK_DIGEST_LEN], other[BEE_PACK_DIGEST_LEN];
-	char khex[2 * BEE_PACK_DIGEST_LEN + 1];
 	size_t idlen = file_build_id(BEE_BUILD_DIR "/bee-load", id);
 	assert_true(idlen > 0);
 	assert_int_equal(bee_manifest_image_key(bee_pack__digest(p), id, idlen, key), 0);
 	id[0] ^= 1;
 	assert_int_equal(bee_manifest_image_key(bee_pack__digest(p), id, idlen, other), 0);
-	for (size_t i = 0; i < sizeof(key); i++)
-		snprintf(khex + 2 * i, 3, "%02x", key[i]);
-	snprintf(img, sizeof(img), "%s/packs/%s-%s.manifest", state, hex, khex);
+	assert_int_equal(bee_manifest_image_path(img, sizeof(img), state, bee_pack__digest(p), key), 0);
 	snprintf(go, sizeof(go), "%s/out/go-image", proj);
 	snprintf(script, sizeof(script), "%s wait %s 20", probe, go);
 	unlink(img);
