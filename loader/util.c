@@ -301,7 +301,9 @@ int bee_session_id_new(char out[17])
 		}
 		got += (size_t)n;
 	}
-	bee_hex(b, sizeof(b), out);
+	/* its own digits: the audit fuzzer links this file without the pack reader */
+	for (int i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;
 }
 
