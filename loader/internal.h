@@ -522,6 +522,7 @@ struct bee_init {
 	bool ready;                 /* init said READY (before the first launch) */
 	uint32_t next_id;           /* the last tool's id */
 	bool gone;                  /* the status pipe's EOF was read: init ended */
+	bool fault_namespace;       /* test builds: BEE_FAULT=namespace (init_ready) */
 	int gone_status;            /* init's status then, as a shell gives it */
 };
 
