@@ -389,6 +389,11 @@ struct bee_kaudit *bee_kaudit_detached(void);
 void bee_kaudit_close(struct bee_kaudit *k);
 /* The same for a dead session's hold (gc). */
 void bee_kaudit_release(const char *id);
+/* The kernel's audit switch and backlog limit: read (0 or -errno), and
+ * set both. bee sets them only when it turns audit on (the backlog to
+ * 8192 at least) and off (the limit from before) */
+int bee_kaudit_status(uint32_t *enabled, uint32_t *backlog_limit);
+int bee_kaudit_set(uint32_t enabled, uint32_t backlog_limit);
 
 /* Landlock's audit text parsed: one LANDLOCK_ACCESS record. */
 struct bee_kaudit_access {

@@ -19,8 +19,10 @@
  * Reading: a NETLINK_AUDIT socket bound to the read-only multicast group
  * (AUDIT_NLGRP_READLOG), which any number of readers may join and which
  * never takes auditd's place. Audit must be enabled for Landlock to log:
- * when it is off, bee turns it on for as long as a session needs it, and
- * remembers that it did (STATE/kernel-audit/enabled-by-bee); each session
+ * when it is off, bee turns it on for as long as a session needs it, with
+ * a backlog of 8192 records (the kernel's default of 64 dropped denials
+ * when 200 sessions were denied at once), and remembers that it did and
+ * the limit before (STATE/kernel-audit/enabled-by-bee); each session
  * holds it with a file STATE/kernel-audit/ID (its bee-load's pid and start
  * time), and the last holder to leave (or gc, for a dead one) turns it off
  * again. A daemon that turned it on itself is never overruled.
@@ -149,16 +151,35 @@ static int ka_status(struct audit_status *st)
 	return ka_request(AUDIT_GET, "", 0, st);
 }
 
+int bee_kaudit_status(uint32_t *enabled, uint32_t *backlog_limit)
+{
+	struct audit_status st;
+	int err = ka_status(&st);
+	if (err)
+		return err;
+	*enabled = st.enabled;
+	*backlog_limit = st.backlog_limit;
+	return 0;
+}
+
 static int ka_set_enabled(uint32_t on)
 {
 	struct audit_status st = { .mask = AUDIT_STATUS_ENABLED, .enabled = on };
 	return ka_request(AUDIT_SET, &st, sizeof(st), NULL);
 }
 
+int bee_kaudit_set(uint32_t enabled, uint32_t backlog_limit)
+{
+	struct audit_status st = { .mask = AUDIT_STATUS_ENABLED | AUDIT_STATUS_BACKLOG_LIMIT, .enabled = enabled,
+				   .backlog_limit = backlog_limit };
+	return ka_request(AUDIT_SET, &st, sizeof(st), NULL);
+}
+
 /* ---- holds ------------------------------------------------------------------------- */
 
 #define KA_DIR BEE_STATE_DIR "/kernel-audit"
-#define KA_MARK KA_DIR "/enabled-by-bee"
+#define KA_MARK KA_DIR "/enabled-by-bee"   /* "backlog_limit N": the limit before */
+#define KA_BACKLOG 8192   /* the backlog while bee holds audit on (auditd's usual) */
 
 static int ka_lock(void)
 {
@@ -190,20 +211,28 @@ static int ka_live_holders(const char *skip)
 	return n;
 }
 
-/* Drops id's hold; the last holder turns audit off if bee turned it on. */
+/* Drops id's hold; the last holder turns audit off if bee turned it on,
+ * and gives the backlog its limit from before (the mark holds it; one
+ * that someone changed meanwhile is theirs and stays). */
 static void ka_release(const char *id, bee_warn_fn warn, void *ctx)
 {
 	int lk = ka_lock();
-	char path[PATH_MAX];
+	char path[PATH_MAX], *mark = NULL;
 	snprintf(path, sizeof(path), KA_DIR "/%s.json", id);
 	unlink(path);
-	if (ka_live_holders(id) == 0 && access(KA_MARK, F_OK) == 0) {
-		int err = ka_set_enabled(0);
+	if (ka_live_holders(id) == 0 && bee_read_file(KA_MARK, &mark, NULL) == 0) {
+		struct audit_status st;
+		unsigned before;
+		uint32_t limit = 0;
+		if (sscanf(mark, "backlog_limit %u", &before) == 1 && ka_status(&st) == 0)
+			limit = st.backlog_limit == KA_BACKLOG ? before : st.backlog_limit;
+		int err = limit ? bee_kaudit_set(0, limit) : ka_set_enabled(0);
 		if (err)
 			bee_warnf(warn, ctx, "kernel audit: cannot turn it off again: %s", strerror(-err));
 		else
 			unlink(KA_MARK);
 	}
+	free(mark);
 	if (lk >= 0)
 		close(lk);
 }
@@ -221,27 +250,35 @@ static int ka_hold(const char *id, uint32_t *lost, struct bee_error *e)
 				strerror(-lk));
 	char path[PATH_MAX], text[96];
 	struct audit_status st;
-	int err = ka_status(&st);
+	int n, err = ka_status(&st);
 	if (err) {
 		bee_fail(e, BEE_STAGE_AUDIT, err, "kernel audit: cannot read its status: %s", strerror(-err));
 		goto out;
 	}
 	*lost = st.lost;
 	if (st.enabled == 0) {
-		err = ka_set_enabled(1);
+		/* with a backlog of its own: the kernel's default (64) drops
+		 * records when many sessions are denied at once */
+		uint32_t limit = st.backlog_limit < KA_BACKLOG ? KA_BACKLOG : st.backlog_limit;
+		err = bee_kaudit_set(1, limit);
 		if (err) {
 			bee_fail(e, BEE_STAGE_AUDIT, err,
 				 "kernel audit is off and cannot be turned on (Landlock logs its denials only there): %s",
 				 strerror(-err));
 			goto out;
 		}
-		int fd = open(KA_MARK, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-		if (fd >= 0)
-			close(fd);
+		n = snprintf(text, sizeof(text), "backlog_limit %u\n", st.backlog_limit);
+		if ((err = bee_write_atomic(KA_MARK, text, (size_t)n)) < 0) {
+			/* without the mark nothing would turn it off again */
+			bee_kaudit_set(0, st.backlog_limit);
+			bee_fail(e, BEE_STAGE_AUDIT, err, "kernel audit: cannot write '%s': %s", KA_MARK,
+				 strerror(-err));
+			goto out;
+		}
 	}
 	snprintf(path, sizeof(path), KA_DIR "/%s.json", id);
-	int n = snprintf(text, sizeof(text), "{\"pid\":%d,\"starttime\":%llu}\n", (int)getpid(),
-			 bee_pid_starttime(getpid()));
+	n = snprintf(text, sizeof(text), "{\"pid\":%d,\"starttime\":%llu}\n", (int)getpid(),
+		     bee_pid_starttime(getpid()));
 	err = bee_write_atomic(path, text, (size_t)n);
 	if (err)
 		bee_fail(e, BEE_STAGE_AUDIT, err, "kernel audit: cannot write '%s': %s", path, strerror(-err));

@@ -93,6 +93,7 @@ static int port_ok, port_no;          /* listeners: granted, not granted */
 static char *before[256];             /* session cgroups that were there before */
 static size_t nbefore;
 static pid_t started[64];             /* what a failed test may leave running */
+static int64_t kaudit_was = -1;       /* test_kaudit_backlog: the audit backlog limit to give back */
 static size_t nstarted;
 static const char *start_cgroup;      /* start() puts the process in this cgroup first */
 static int lsock_ok = -1, lsock_no = -1;
@@ -179,6 +180,10 @@ static struct job start(const char *const argv[], const char *const env[])
 static void finish(const struct job *j, struct run *r, int timeout_ms)
 {
 	r->status = wait_status(j->pid, timeout_ms);
+	/* ended: off the list, which holds what is still running */
+	for (size_t i = 0; i < nstarted; i++)
+		if (started[i] == j->pid)
+			started[i] = started[--nstarted];
 	r->out = slurp(j->out);
 	r->err = slurp(j->err);
 	unlink(j->out);
@@ -542,6 +547,8 @@ static int teardown(void **state_)
 			waitpid(started[i], NULL, 0);
 	}
 	bee_sessions__gc(state, NULL, NULL, NULL);
+	if (kaudit_was >= 0)
+		bee_kaudit_set(0, (uint32_t)kaudit_was);
 	/* the packs' loads: their links are pinned in the bpffs below (state2:
 	 * test_objects' second registry) */
 	char state2[300];
@@ -2295,6 +2302,60 @@ static void test_manifest_image(void **state_)
 	bee_pack__close(p);
 }
 
+/* Kernel audit turned on by a landlock session with an audit log: with a
+ * backlog of 8192 (64, the kernel's default, dropped denials of 200
+ * sessions at once), and off again at its end with the limit from before;
+ * a limit someone set meanwhile stays. */
+static void test_kaudit_backlog(void **state_)
+{
+	(void)state_;
+	uint32_t on, limit, was;
+	if (bee_kaudit_status(&on, &was) < 0) {
+		fprintf(stderr, "test_kaudit_backlog: skipped: the kernel's audit status cannot be read here\n");
+		return;
+	}
+	if (on) {
+		fprintf(stderr, "test_kaudit_backlog: skipped: kernel audit is on (an audit daemon's): bee leaves it alone\n");
+		return;
+	}
+	/* the control: a limit below bee's, which the session must raise */
+	kaudit_was = was;
+	assert_int_equal(bee_kaudit_set(0, 64), 0);
+	char audit[300], go[256], script[600];
+	snprintf(audit, sizeof(audit), "%s/backlog.jsonl", tmp);
+	snprintf(go, sizeof(go), "%s/out/go-backlog", proj);
+	snprintf(script, sizeof(script), "%s wait %s 20", probe, go);
+	const char *argv[] = { RUN_ARGS(BEE_BUILD_DIR "/bee-load"), "--audit-log", audit, pack, "--",
+			       "/usr/bin/sh", "-c", script, NULL };
+	for (int round = 0; round < 2; round++) {
+		struct run r;
+		struct bee_registry_entry e;
+		unlink(go);
+		struct job j = start(argv, NULL);
+		wait_sessions(&e, 1);
+		bee_registry_entry_fini(&e);
+		for (int i = 0; i < 1000 && bee_kaudit_status(&on, &limit) == 0 && !on; i++)
+			usleep(10000);
+		assert_int_equal(on, 1);
+		assert_int_equal(limit, 8192);
+		/* the second time someone sets a limit of their own meanwhile */
+		if (round == 1)
+			assert_int_equal(bee_kaudit_set(1, 5000), 0);
+		assert_int_equal(bee_write_atomic(go, "", 0), 0);
+		finish(&j, &r, 20000);
+		assert_int_equal(r.status, 0);
+		run_fini(&r);
+		assert_int_equal(bee_kaudit_status(&on, &limit), 0);
+		assert_int_equal(on, 0);
+		assert_int_equal(limit, round == 0 ? 64 : 5000);
+		assert_clean();
+	}
+	unlink(go);
+	unlink(audit);
+	assert_int_equal(bee_kaudit_set(0, was), 0);
+	kaudit_was = -1;
+}
+
 static void test_query(void **state_)
 {
 	(void)state_;
@@ -2648,6 +2709,7 @@ int main(void)
 		cmocka_unit_test(test_revoke),
 		cmocka_unit_test(test_pack_load),
 		cmocka_unit_test(test_manifest_image),
+		cmocka_unit_test(test_kaudit_backlog),
 		cmocka_unit_test(test_query),
 		cmocka_unit_test(test_nesting),
 		cmocka_unit_test(test_config),
