@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -345,6 +347,62 @@ static void test_bad(void **state)
 	mkdir(T, 0700);
 }
 
+/* The rows of a user config file this user cannot reach: 0, or what failed. */
+static int row_unsearchable(void)
+{
+	struct config c;
+	struct diag_ctx dc;
+	char err[512];
+	int r = load(&c, &dc, NULL, err, sizeof(err)) != 0                ? 1
+		: !c.files[CONFIG_LAYER_USER].unsearchable              ? 2
+		: c.files[CONFIG_LAYER_USER].read                       ? 3
+									: 0;
+	diag_fini(&dc);
+	config_fini(&c);
+	return r;
+}
+
+static int row_unreadable(void)
+{
+	struct config c;
+	struct diag_ctx dc;
+	char err[512], want[512];
+	snprintf(want, sizeof(want), "cannot read '%s': Permission denied", tpath("home/.config/bee/config.toml"));
+	int r = load(&c, &dc, NULL, err, sizeof(err)) != -EACCES ? 4 : strcmp(err, want) ? 5 : 0;
+	diag_fini(&dc);
+	config_fini(&c);
+	return r;
+}
+
+static int row_readable(void)
+{
+	struct config c;
+	struct diag_ctx dc;
+	char err[512];
+	int r = load(&c, &dc, NULL, err, sizeof(err)) != 0 ? 6 : !c.files[CONFIG_LAYER_USER].read ? 7 : 0;
+	diag_fini(&dc);
+	config_fini(&c);
+	return r;
+}
+
+/* row() as this user, or as root in a child that is nobody (65534): the
+ * rows of permissions need a user whom they bind. */
+static int as_user(int (*row)(void))
+{
+	if (geteuid() != 0)
+		return row();
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(90);
+		_exit(row());
+	}
+	int st;
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return 91;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 /* Files that cannot be read or that another user could have written. */
 static void test_refused(void **state)
 {
@@ -387,33 +445,20 @@ static void test_refused(void **state)
 	diag_fini(&dc);
 	config_fini(&c);
 
-	/* behind a directory this user cannot search: not theirs, skipped
-	 * (root searches anything: the row needs another user) */
-	if (geteuid() != 0) {
-		put("home/.config/bee/config.toml", "[bee-load]\nbackend = \"bpf-lsm\"\n");
-		chmod(tpath("home/.config"), 0600);
-		assert_int_equal(load(&c, &dc, NULL, err, sizeof(err)), 0);
-		assert_true(c.files[CONFIG_LAYER_USER].unsearchable);
-		assert_false(c.files[CONFIG_LAYER_USER].read);
-		diag_fini(&dc);
-		config_fini(&c);
-		/* seen but not readable: refused */
-		chmod(tpath("home/.config"), 0755);
-		chmod(tpath("home/.config/bee/config.toml"), 0200);
-		assert_int_equal(load(&c, &dc, NULL, err, sizeof(err)), -EACCES);
-		snprintf(want, sizeof(want), "cannot read '%s': Permission denied", tpath("home/.config/bee/config.toml"));
-		assert_string_equal(err, want);
-		diag_fini(&dc);
-		config_fini(&c);
-		/* the control */
-		chmod(tpath("home/.config/bee/config.toml"), 0644);
-		assert_int_equal(load(&c, &dc, NULL, err, sizeof(err)), 0);
-		assert_true(c.files[CONFIG_LAYER_USER].read);
-		diag_fini(&dc);
-		config_fini(&c);
-	} else {
-		fprintf(stderr, "test_config: the rows of unreadable files need a user other than root: skipped\n");
-	}
+	/* behind a directory this user cannot search: not theirs, skipped;
+	 * seen but not readable: refused; and the control (root searches and
+	 * reads anything: as root, the rows run as nobody) */
+	put("home/.config/bee/config.toml", "[bee-load]\nbackend = \"bpf-lsm\"\n");
+	if (geteuid() == 0)
+		chmod(T, 0711);
+	chmod(tpath("home/.config"), 0600);
+	assert_int_equal(as_user(row_unsearchable), 0);
+	chmod(tpath("home/.config"), 0755);
+	chmod(tpath("home/.config/bee/config.toml"), 0200);
+	assert_int_equal(as_user(row_unreadable), 0);
+	chmod(tpath("home/.config/bee/config.toml"), 0644);
+	assert_int_equal(as_user(row_readable), 0);
+	chmod(T, 0700);
 	if (geteuid() == 0) {
 		unsetenv("SUDO_UID");
 		assert_int_equal(chown(tpath("repo/.bee/config.toml"), 54321, 54321), 0);
