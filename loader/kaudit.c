@@ -258,8 +258,8 @@ static int ka_hold(const char *id, uint32_t *lost, struct bee_error *e)
 	*lost = st.lost;
 	if (st.enabled == 0) {
 		/* with a backlog of its own: the kernel's default (64) drops
-		 * records when many sessions are denied at once */
-		uint32_t limit = st.backlog_limit < KA_BACKLOG ? KA_BACKLOG : st.backlog_limit;
+		 * records when many sessions are denied at once (0 has none) */
+		uint32_t limit = st.backlog_limit && st.backlog_limit < KA_BACKLOG ? KA_BACKLOG : st.backlog_limit;
 		err = bee_kaudit_set(1, limit);
 		if (err) {
 			bee_fail(e, BEE_STAGE_AUDIT, err,
