@@ -347,39 +347,25 @@ static void test_bad(void **state)
 	mkdir(T, 0700);
 }
 
-/* The rows of a user config file this user cannot reach: 0, or what failed. */
-static int row_unsearchable(void)
+/* What the next row expects of the user's config file. */
+static struct {
+	int ret;                  /* load's */
+	bool unsearchable, read;
+	const char *err;          /* load's message, when ret < 0 */
+} row_want;
+
+/* One load against row_want: 0, or which part of it failed. */
+static int row_user(void)
 {
 	struct config c;
 	struct diag_ctx dc;
 	char err[512];
-	int r = load(&c, &dc, NULL, err, sizeof(err)) != 0                ? 1
-		: !c.files[CONFIG_LAYER_USER].unsearchable              ? 2
-		: c.files[CONFIG_LAYER_USER].read                       ? 3
-									: 0;
-	diag_fini(&dc);
-	config_fini(&c);
-	return r;
-}
-
-static int row_unreadable(void)
-{
-	struct config c;
-	struct diag_ctx dc;
-	char err[512], want[512];
-	snprintf(want, sizeof(want), "cannot read '%s': Permission denied", tpath("home/.config/bee/config.toml"));
-	int r = load(&c, &dc, NULL, err, sizeof(err)) != -EACCES ? 4 : strcmp(err, want) ? 5 : 0;
-	diag_fini(&dc);
-	config_fini(&c);
-	return r;
-}
-
-static int row_readable(void)
-{
-	struct config c;
-	struct diag_ctx dc;
-	char err[512];
-	int r = load(&c, &dc, NULL, err, sizeof(err)) != 0 ? 6 : !c.files[CONFIG_LAYER_USER].read ? 7 : 0;
+	int ret = load(&c, &dc, NULL, err, sizeof(err));
+	int r = ret != row_want.ret                                                ? 1
+		: ret == 0 && c.files[CONFIG_LAYER_USER].unsearchable != row_want.unsearchable ? 2
+		: ret == 0 && c.files[CONFIG_LAYER_USER].read != row_want.read         ? 3
+		: ret < 0 && strcmp(err, row_want.err)                                   ? 4
+											: 0;
 	diag_fini(&dc);
 	config_fini(&c);
 	return r;
@@ -452,12 +438,16 @@ static void test_refused(void **state)
 	if (geteuid() == 0)
 		chmod(T, 0711);
 	chmod(tpath("home/.config"), 0600);
-	assert_int_equal(as_user(row_unsearchable), 0);
+	row_want.ret = 0, row_want.unsearchable = true, row_want.read = false;
+	assert_int_equal(as_user(row_user), 0);
 	chmod(tpath("home/.config"), 0755);
 	chmod(tpath("home/.config/bee/config.toml"), 0200);
-	assert_int_equal(as_user(row_unreadable), 0);
+	snprintf(want, sizeof(want), "cannot read '%s': Permission denied", tpath("home/.config/bee/config.toml"));
+	row_want.ret = -EACCES, row_want.err = want;
+	assert_int_equal(as_user(row_user), 0);
 	chmod(tpath("home/.config/bee/config.toml"), 0644);
-	assert_int_equal(as_user(row_readable), 0);
+	row_want.ret = 0, row_want.unsearchable = false, row_want.read = true;
+	assert_int_equal(as_user(row_user), 0);
 	chmod(T, 0700);
 	if (geteuid() == 0) {
 		unsetenv("SUDO_UID");

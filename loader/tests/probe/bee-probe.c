@@ -46,11 +46,9 @@
  *   bee-probe serve ADDR PORT             accept and close connections
  *                                         until killed (for benchmarks)
  *   bee-probe connect-time ADDR PORT N    N connects; prints the mean ns
- *   bee-probe open-time PATH N            N opens (read) and closes of PATH,
- *                                         in batches of 1000; prints the
- *                                         mean ns of the fastest batch
  *   bee-probe open-ring PATH ROUNDS [first]
- *                                         ROUNDS batches of open-time, each
+ *                                         ROUNDS batches of 1000 opens (read)
+ *                                         and closes of PATH, each
  *                                         when a byte comes on stdin, then
  *                                         passed on to stdout (first: puts
  *                                         it in); each batch's mean ns a
@@ -206,7 +204,7 @@ static int do_connect(const char *addr, int port)
 	return e;
 }
 
-/* opens timed together in open-time */
+/* opens timed together in open-ring */
 #define OPEN_BATCH 1000
 
 static double mean_ns(const struct timespec *a, const struct timespec *b, long n)
@@ -788,21 +786,6 @@ int main(int argc, char **argv)
 		if (bad)
 			return say(EIO);
 		printf("%.0f\n", mean_ns(&a, &b, n));
-		return 0;
-	}
-	if (!strcmp(c, "open-time") && argc == 4) {
-		/* in batches: the fastest batch is the open's own cost, the
-		 * others carry what the host took from this core meanwhile */
-		long n = atol(argv[3]);
-		double best = 0;
-		for (long done = 0; done < n; done += OPEN_BATCH) {
-			double m = open_batch(argv[2]);
-			if (m < 0)
-				return say((int)-m);
-			if (!best || m < best)
-				best = m;
-		}
-		printf("%.1f\n", best);
 		return 0;
 	}
 	if (!strcmp(c, "open-ring") && (argc == 4 || (argc == 5 && !strcmp(argv[4], "first"))))
