@@ -253,6 +253,12 @@ int bee_mkdirs(const char *path, mode_t mode)
 	char buf[PATH_MAX];
 	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
 		return -ENAMETOOLONG;
+	/* the common case, the whole path there already: one call, not one
+	 * per component (a launch makes sure of its folders eight times) */
+	if (mkdir(buf, mode) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
 			continue;
@@ -281,11 +287,22 @@ void bee_utc_iso(int64_t ns, char *buf, size_t size)
 		rem += 1000000000;
 		sec--;
 	}
-	time_t t = (time_t)sec;
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(rem / 1000000));
+	/* the civil date of a day count (H. Hinnant's days_from_civil, the
+	 * other way): glibc's gmtime_r reads /etc/localtime once first, six
+	 * system calls a launch does not need for a UTC time */
+	int64_t days = sec / 86400, s = sec % 86400;
+	if (s < 0) {
+		s += 86400;
+		days--;
+	}
+	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	int64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+	int64_t year = yoe + era * 400 + (month <= 2);
+	snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02d.%03dZ", (long long)year, (int)month, (int)day,
+		 (int)(s / 3600), (int)(s / 60 % 60), (int)(s % 60), (int)(rem / 1000000));
 }
 
 int bee_session_id_new(char out[17])
