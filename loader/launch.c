@@ -723,7 +723,7 @@ static void init_main(const struct init_plan *ip)
 	/* the mount namespace here rather than at the clone: its copy of the
 	 * mount table is then init's work, done while bee-load walks the
 	 * Landlock rules on the other core, and not bee-load's before its
-	 * clone returns (0.1 ms of a warm run here) */
+	 * clone returns (up to 0.1 ms of a warm run here) */
 	if (unshare(CLONE_NEWNS | CLONE_NEWCGROUP) < 0)
 		child_fail(fd, BEE_STAGE_NAMESPACE, "unshare mount and cgroup");
 	/* memfds of this pid namespace cannot be executed (vm.memfd_noexec 2,

@@ -5,9 +5,10 @@
  *     calls) for every day from 1900 to 2200, a second before and after
  *     each midnight, leap days and century years, and times before 1970
  *     (rounded down, milliseconds too)
- *   - bee_mkdirs: a path there already (one call), a path whose parents
+ *   - bee_mkdirs: a path there already, a path whose parents
  *     are missing, a file in the way (ENOTDIR), an existing file at the
- *     end (kept, as mkdir -p's EEXIST was), a name too long
+ *     end (kept, as mkdir -p's EEXIST was), a name too long; its scratch
+ *     directory is removed whether the test passes or not
  */
 #include "internal.h"
 
@@ -71,10 +72,20 @@ static void test_utc_iso(void **state)
 	assert_string_equal(got, "2026-12-03T21:47:52.686Z");
 }
 
+static char root[] = "/tmp/bee-test-util-XXXXXX";
+
+static int root_remove(void **state)
+{
+	(void)state;
+	char cmd[PATH_MAX + 16];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return strchr(root, 'X') ? 0 : system(cmd);
+}
+
 static void test_mkdirs(void **state)
 {
 	(void)state;
-	char root[] = "/tmp/bee-test-util-XXXXXX", path[PATH_MAX], file[PATH_MAX];
+	char path[PATH_MAX], file[PATH_MAX];
 	assert_non_null(mkdtemp(root));
 	struct stat st;
 	/* missing parents: each made */
@@ -106,16 +117,13 @@ static void test_mkdirs(void **state)
 	lng[PATH_MAX + 15] = '\0';
 	assert_int_equal(bee_mkdirs(lng, 0700), -ENAMETOOLONG);
 	free(lng);
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	assert_int_equal(system(cmd), 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_utc_iso),
-		cmocka_unit_test(test_mkdirs),
+		cmocka_unit_test_teardown(test_mkdirs, root_remove),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
