@@ -287,9 +287,9 @@ void bee_utc_iso(int64_t ns, char *buf, size_t size)
 		rem += 1000000000;
 		sec--;
 	}
-	/* the civil date of a day count (H. Hinnant's days_from_civil, the
-	 * other way): glibc's gmtime_r reads /etc/localtime once first, six
-	 * system calls a launch does not need for a UTC time */
+	/* the civil date of a day count (H. Hinnant's civil_from_days, the
+	 * inverse of days_from_civil): glibc's gmtime_r reads /etc/localtime
+	 * once first, six system calls a launch does not need for a UTC time */
 	int64_t days = sec / 86400, s = sec % 86400;
 	if (s < 0) {
 		s += 86400;
