@@ -432,9 +432,14 @@ struct bee_mountns;
 
 int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct bee_mountns **out,
 		     struct bee_error *e);
-/* In the child. Returns 0, or a negative errno with *what naming the call
- * (for the launch's report, stage NAMESPACE). */
+/* In init, on bee_sys alone (sys.h). Returns 0, or a negative errno with
+ * *what naming the call (for the launch's report, stage NAMESPACE). */
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
+/* The plan copied whole into buf (bee_mountns_size bytes, 16-byte
+ * aligned), every pointer of the copy into buf: init's own, which
+ * bee_mountns_free does not touch. */
+size_t bee_mountns_size(const struct bee_mountns *ns);
+const struct bee_mountns *bee_mountns_copy(const struct bee_mountns *ns, void *buf);
 /* The session's copy-on-write overlays added to the plan (vfs.h): each
  * DIR mounted read-write when a write grant's place is at, above or below
  * it (recorded in v). A DIR bee covers or in /proc is refused (USAGE). */
@@ -524,6 +529,8 @@ struct bee_init {
 	int status_fd;              /* init writes each tool's end here (struct tool_end) */
 	void *arena;                /* MAP_SHARED: the plan of the tool being launched */
 	size_t arena_size;
+	void *mem;                  /* init's own (launch.c: struct init_mem, its stacks) */
+	size_t mem_size;
 	bool ready;                 /* init said READY (before the first launch) */
 	uint32_t next_id;           /* the last tool's id */
 	bool gone;                  /* the status pipe's EOF was read: init ended */
@@ -547,8 +554,9 @@ struct bee_init_spec {
 /* Clones init; it sets up on its own meanwhile. A failure there is seen
  * by bee_launch. Stage NAMESPACE or LAUNCH. */
 int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct bee_error *e);
-/* Closes bee-load's ends and the arena. init, if it still runs, ends
- * when it reads EOF or with the session cgroup (bee-load kills it). */
+/* Kills and reaps init if it still runs (it may run on memory this
+ * unmaps), then closes bee-load's ends and unmaps the arena and init's
+ * memory. */
 void bee_init_fini(struct bee_init *in);
 
 /* What bee_launch started: the tool below the session's init. */

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /* launch.c: the tool's process tree.
  *
- *   bee-load ── clone3(CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWPID)
+ *   bee-load ── clone3(CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWPID [| CLONE_VM])
  *     └ init    pid 1 of the session's pid namespace, in a mount namespace of its own
  *         └ the tool
+ *
+ * On x86-64 init shares bee-load's address space, on a stack and memory
+ * of its own (struct init_mem), and runs on raw system calls alone
+ * (sys.h); elsewhere it gets a copy, as fork makes.
  *
  * init is made when the session opens (bee_init_start), right after its
  * cgroup, so that what it sets up overlaps bee-load's loading of the BPF
@@ -71,10 +75,12 @@
  * socket before READY; a failure in the tool to the tool's own report
  * socket, which exec closes (SOCK_CLOEXEC; init closes its copy once the
  * tool is cloned), so bee-load knows whether the tool started, and why
- * not: the tool never "half starts". init and the tool only make system
- * calls.
+ * not: the tool never "half starts". init and the tool before its exec
+ * only make system calls (bee_sys), and write only init_mem, the stack
+ * they run on, and the kernel's side of those calls.
  */
 #include "internal.h"
+#include "sys.h"
 
 #include "bee_dfa.h"
 #include "bee_names.h"
@@ -102,6 +108,7 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -334,9 +341,9 @@ struct tool_plan {
 	uint32_t id;                /* named in the tool's tool_end */
 };
 
-/* What init has from its clone on, in its copy of bee-load's memory. */
+/* What init has from its clone on. */
 struct init_plan {
-	const struct bee_mountns *mountns;
+	const struct bee_mountns *mountns;   /* copies in init_mem */
 	const struct sock_fprog *filter;
 	int report;                 /* init's end of the control socket */
 	int status;                 /* the status pipe's writing end */
@@ -346,8 +353,8 @@ struct init_plan {
 	const struct tool_plan *tp;
 };
 
-/* The tool's view: the plan, and what init adds to it (its descriptors and
- * the filter it built). In init's memory, which the tool shares. */
+/* The tool's view: the plan, and what init adds to it (its descriptors).
+ * In init's memory, which the tool shares until its exec. */
 struct tool_ctx {
 	const struct tool_plan *tp;
 	int report, status;         /* the tool's report socket, init's status pipe */
@@ -355,152 +362,85 @@ struct tool_ctx {
 	int stdio[3];               /* the client's stdin, stdout, stderr; -1: init's own */
 };
 
+/* init's memory: one private mapping for each init, made by bee-load
+ * before the clone and unmapped only once init is reaped (bee_init_fini).
+ *
+ *   guard page | init's stack | guard page | the tools' stack | init_mem
+ *
+ * On x86-64 init shares bee-load's address space (CLONE_VM: the clone
+ * copies no page table, bee-load's pages do not fault again after it, and
+ * init's exit tears nothing down; 0.8 ms of CPU of a warm run here). Everything init
+ * and a tool before its exec write is here or on the kernel's side of a
+ * system call; what they read is here, in the arena, or bee-load's code
+ * and constants; none of it does bee-load write while init lives. The
+ * mount plan and the filter are copied here whole at the clone: bee-load
+ * frees its own when it likes. Elsewhere init gets a copy of it all, as
+ * fork makes, and the layout is the same. */
+#define INIT_STACK (128u << 10)
+#define TOOL_STACK (128u << 10)
+
+struct init_mem {
+	struct init_plan ip;
+	struct tool_ctx tc;         /* the tool being cloned (CLONE_VFORK: one at a time) */
+	/* the tools init runs: pid (in the session's pid namespace) and id;
+	 * last: a go said INIT_GO_LAST */
+	pid_t tool_pid[INIT_TOOLS_MAX];
+	uint32_t tool_id[INIT_TOOLS_MAX];
+	size_t ntools;
+	bool last;
+	struct tool_end ends[INIT_TOOLS_MAX];
+	struct sock_fprog filter;
+	_Alignas(16) char data[];   /* the mount plan, then the filter's instructions */
+};
+
+static size_t page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+	return p > 0 ? (size_t)p : 4096;
+}
+
+static char *tool_stack_top(void *mem)
+{
+	return (char *)mem + 2 * page_size() + INIT_STACK + TOOL_STACK;
+}
+
+static struct init_mem *init_mem_of(void *mem)
+{
+	return (struct init_mem *)(void *)tool_stack_top(mem);
+}
+
 /* The signals init passes on to the tool (bee-load's teardown sends the
  * first four; the rest are a terminal's and a job controller's). */
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
 
-static void report_send(int fd, int stage, int err, const char *what)
+/* ---- init and the tool before its exec: bee_sys alone (sys.h) ---------------------- */
+
+static uint64_t sig_bit(int sig)
 {
-	struct child_report r = { .stage = stage, .err = err };
-	snprintf(r.what, sizeof(r.what), "%s", what);
-	ssize_t w = send(fd, &r, sizeof(r), MSG_NOSIGNAL);
-	(void)w;
+	return 1ull << (sig - 1);
 }
 
-__attribute__((noreturn))
-static void child_fail(int fd, enum bee_stage st, const char *what)
+/* The kernel's struct sigaction (x86-64's and the generic one's: the
+ * restorer is there, used or not) and its 64-bit mask. */
+struct ksigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	uint64_t mask;
+};
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
+static int sig_default(int sig)
 {
-	int err = errno;
-	report_send(fd, st, err, what);
-	_exit(st == BEE_STAGE_EXEC ? (err == ENOENT ? 127 : 126) : 125);
+	struct ksigaction ka = { .handler = SIG_DFL };
+	return (int)bee_sys(SYS_rt_sigaction, sig, &ka, NULL, sizeof(ka.mask));
 }
 
-/* Closes every descriptor above 2 but keep[0..n) (ascending). */
-static int close_others(const int *keep, size_t n)
+static int sig_mask_set(uint64_t mask)
 {
-	unsigned lo = 3;
-	for (size_t i = 0; i < n; i++) {
-		if (keep[i] < 3)
-			continue;
-		if ((unsigned)keep[i] > lo && syscall(SYS_close_range, lo, (unsigned)keep[i] - 1, 0) < 0)
-			return -1;
-		lo = (unsigned)keep[i] + 1;
-	}
-	return (int)syscall(SYS_close_range, lo, ~0U, 0);
-}
-
-static void tool_user(const struct bee_user *u, int fd)
-{
-	if (!u || !u->change)
-		return;
-	if (setgroups(u->ngroups, u->groups) < 0)
-		child_fail(fd, BEE_STAGE_USER, "setgroups");
-	if (setresgid(u->gid, u->gid, u->gid) < 0)
-		child_fail(fd, BEE_STAGE_USER, "setresgid");
-	/* the capabilities survive the switch for the steps that drop them for good */
-	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-		child_fail(fd, BEE_STAGE_USER, "keepcaps");
-	if (setresuid(u->uid, u->uid, u->uid) < 0)
-		child_fail(fd, BEE_STAGE_USER, "setresuid");
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-	if (syscall(SYS_capget, &h, d) < 0)
-		child_fail(fd, BEE_STAGE_USER, "capget");
-	d[0].effective = d[0].permitted;
-	d[1].effective = d[1].permitted;
-	if (syscall(SYS_capset, &h, d) < 0)
-		child_fail(fd, BEE_STAGE_USER, "capset");
-}
-
-__attribute__((noreturn))
-static void tool_main(const struct tool_ctx *c)
-{
-	const struct bee_launch *l = &c->tp->l;
-	int errfd = c->report;
-	sigset_t none;
-	sigemptyset(&none);
-	/* init's handlers (every other signal is at its default in init) */
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		signal(forwarded[i], SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	close(c->status);
-	report_send(errfd, REPORT_HELLO, 0, "");
-
-	/* the client's descriptors as 0, 1, 2 (moved above 2 first: one of
-	 * them may have come in as a low number) */
-	if (c->stdio[0] >= 0) {
-		int hi[3];
-		for (int i = 0; i < 3; i++)
-			if ((hi[i] = fcntl(c->stdio[i], F_DUPFD_CLOEXEC, 3)) < 0)
-				child_fail(errfd, BEE_STAGE_LAUNCH, "stdio");
-		for (int i = 0; i < 3; i++)
-			if (dup2(hi[i], i) < 0)
-				child_fail(errfd, BEE_STAGE_LAUNCH, "stdio");
-	}
-	if (setsid() < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "setsid");
-	/* a terminal on stdin that no session holds (the fresh pty of pty.c)
-	 * becomes the tool's controlling terminal, for job control; one
-	 * another session controls stays theirs (no force) */
-	if (isatty(0))
-		ioctl(0, TIOCSCTTY, 0);
-	umask(077);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "pdeathsig");
-	if (getppid() != 1) {
-		errno = ESRCH;
-		child_fail(errfd, BEE_STAGE_LAUNCH, "init gone");
-	}
-	tool_user(l->user, errfd);
-	/* the client's working directory, in the session's mount namespace
-	 * and as the tool's user (a path: a descriptor would be the host's) */
-	if (l->cwd && chdir(l->cwd) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "chdir");
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "no_new_privs");
-	if (c->ruleset_fd >= 0) {
-		/* the rules on init's /proc and cgroup2, added here so that
-		 * /proc/self is the tool's own */
-		const char *what = "landlock";
-		int err = bee_landlock_late_add(c->ruleset_fd, l->ll_late, &what);
-		if (err) {
-			errno = -err;
-			child_fail(errfd, BEE_STAGE_LANDLOCK, what);
-		}
-		if (syscall(__NR_landlock_restrict_self, c->ruleset_fd, l->ll_flags) < 0)
-			child_fail(errfd, BEE_STAGE_LANDLOCK, "landlock_restrict_self");
-		close(c->ruleset_fd);
-	}
-	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-					     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-					     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
-		  0, 0, 0) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "securebits");
-	/* the bounding set is empty already: init emptied its own (init_main) */
-	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "ambient");
-	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capset, &h, d) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "capset");
-	/* the system call filter is init's, inherited at the clone (init_main) */
-	/* every descriptor above 2, but the report socket (closed by exec) */
-	if (close_others(&errfd, 1) < 0)
-		child_fail(errfd, BEE_STAGE_LAUNCH, "close_range");
-
-	int first = 0;
-	for (size_t i = 0; i < c->tp->pl.n; i++) {
-		execve(c->tp->pl.paths[i], (char *const *)l->argv, l->envp);
-		/* as execvp: a missing entry tries the next; a refusal is remembered */
-		if (errno == EACCES)
-			first = EACCES;
-		else if (errno != ENOENT && errno != ENOTDIR)
-			break;
-		errno = first ? first : errno;
-	}
-	child_fail(errfd, BEE_STAGE_EXEC, "execve");
+	return (int)bee_sys(SYS_rt_sigprocmask, SIG_SETMASK, &mask, NULL, sizeof(mask));
 }
 
 static void on_signal(int sig)
@@ -508,8 +448,191 @@ static void on_signal(int sig)
 	(void)sig;
 }
 
-/* the tool's stack until it execs (it runs in init's memory) */
-static char tool_stack[256 * 1024] __attribute__((aligned(64)));
+#if BEE_SYS_SHARED_VM
+/* The return from a handler that x86-64 wants named (SA_RESTORER). init's
+ * handlers never run: their signals stay blocked and are read from a
+ * signalfd. */
+void bee_sigreturn(void);
+__asm__(".text\n"
+	".align 16\n"
+	".type bee_sigreturn, @function\n"
+	"bee_sigreturn:\n\t"
+	"mov $15, %rax\n\t"   /* rt_sigreturn */
+	"syscall\n\t"
+	"ud2\n"
+	".size bee_sigreturn, .-bee_sigreturn\n");
+
+static int sig_handle(int sig)
+{
+	struct ksigaction ka = { .handler = on_signal, .flags = SA_RESTORER, .restorer = bee_sigreturn };
+	return (int)bee_sys(SYS_rt_sigaction, sig, &ka, NULL, sizeof(ka.mask));
+}
+#else
+static int sig_handle(int sig)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	return sigaction(sig, &sa, NULL) < 0 ? -errno : 0;
+}
+#endif
+
+__attribute__((noreturn))
+static void sys_exit(int code)
+{
+	for (;;)
+		bee_sys(SYS_exit_group, code);
+}
+
+static void report_send(int fd, int stage, int err, const char *what)
+{
+	struct child_report r = { .stage = stage, .err = err };
+	for (size_t i = 0; what[i] && i + 1 < sizeof(r.what); i++)
+		r.what[i] = what[i];
+	bee_sys(SYS_sendto, fd, &r, sizeof(r), MSG_NOSIGNAL, NULL, 0);
+}
+
+/* ret: the failed call's -errno */
+__attribute__((noreturn))
+static void child_fail(int fd, enum bee_stage st, long ret, const char *what)
+{
+	int err = (int)-ret;
+	report_send(fd, st, err, what);
+	sys_exit(st == BEE_STAGE_EXEC ? (err == ENOENT ? 127 : 126) : 125);
+}
+
+/* Closes every descriptor above 2 but keep[0..n) (ascending). 0 or -errno. */
+static int close_others(const int *keep, size_t n)
+{
+	unsigned lo = 3;
+	long r;
+	for (size_t i = 0; i < n; i++) {
+		if (keep[i] < 3)
+			continue;
+		if ((unsigned)keep[i] > lo && (r = bee_sys(SYS_close_range, lo, (unsigned)keep[i] - 1, 0)) < 0)
+			return (int)r;
+		lo = (unsigned)keep[i] + 1;
+	}
+	return (int)bee_sys(SYS_close_range, lo, ~0U, 0);
+}
+
+static void tool_user(const struct bee_user *u, int fd)
+{
+	long r;
+	if (!u || !u->change)
+		return;
+	/* the kernel's calls: they change this process alone (glibc's would
+	 * signal every thread it knows of, bee-load's) */
+	if ((r = bee_sys(SYS_setgroups, u->ngroups, u->groups)) < 0)
+		child_fail(fd, BEE_STAGE_USER, r, "setgroups");
+	if ((r = bee_sys(SYS_setresgid, u->gid, u->gid, u->gid)) < 0)
+		child_fail(fd, BEE_STAGE_USER, r, "setresgid");
+	/* the capabilities survive the switch for the steps that drop them for good */
+	if ((r = bee_sys(SYS_prctl, PR_SET_KEEPCAPS, 1, 0, 0, 0)) < 0)
+		child_fail(fd, BEE_STAGE_USER, r, "keepcaps");
+	if ((r = bee_sys(SYS_setresuid, u->uid, u->uid, u->uid)) < 0)
+		child_fail(fd, BEE_STAGE_USER, r, "setresuid");
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	if ((r = bee_sys(SYS_capget, &h, d)) < 0)
+		child_fail(fd, BEE_STAGE_USER, r, "capget");
+	d[0].effective = d[0].permitted;
+	d[1].effective = d[1].permitted;
+	if ((r = bee_sys(SYS_capset, &h, d)) < 0)
+		child_fail(fd, BEE_STAGE_USER, r, "capset");
+}
+
+__attribute__((noreturn))
+static void tool_main(const struct tool_ctx *c)
+{
+	const struct bee_launch *l = &c->tp->l;
+	int errfd = c->report;
+	long r;
+	/* init's handlers (every other signal is at its default in init already) */
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sig_default(forwarded[i]);
+	sig_default(SIGCHLD);
+	sig_mask_set(0);
+	/* Until its exec the tool runs in init's memory, which is bee-load's
+	 * on x86-64: no process of the tool's user may ptrace it or open its
+	 * /proc/PID/mem meanwhile (the flag is the memory's; the exec gives
+	 * the tool memory of its own, dumpable as after any exec) */
+	if ((r = bee_sys(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "dumpable");
+	bee_sys_close(c->status);
+	report_send(errfd, REPORT_HELLO, 0, "");
+
+	/* the client's descriptors as 0, 1, 2 (moved above 2 first: one of
+	 * them may have come in as a low number) */
+	if (c->stdio[0] >= 0) {
+		int hi[3];
+		for (int i = 0; i < 3; i++)
+			if ((r = hi[i] = (int)bee_sys(SYS_fcntl, c->stdio[i], F_DUPFD_CLOEXEC, 3)) < 0)
+				child_fail(errfd, BEE_STAGE_LAUNCH, r, "stdio");
+		for (int i = 0; i < 3; i++)
+			if ((r = bee_sys(SYS_dup3, hi[i], i, 0)) < 0)
+				child_fail(errfd, BEE_STAGE_LAUNCH, r, "stdio");
+	}
+	if ((r = bee_sys(SYS_setsid)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "setsid");
+	/* a terminal on stdin that no session holds (the fresh pty of pty.c)
+	 * becomes the tool's controlling terminal, for job control; one
+	 * another session controls stays theirs (no force) */
+	struct termios t;
+	if (bee_sys(SYS_ioctl, 0, TCGETS, &t) == 0)
+		bee_sys(SYS_ioctl, 0, TIOCSCTTY, 0);
+	bee_sys(SYS_umask, 077);
+	if ((r = bee_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "pdeathsig");
+	if (bee_sys(SYS_getppid) != 1)
+		child_fail(errfd, BEE_STAGE_LAUNCH, -ESRCH, "init gone");
+	tool_user(l->user, errfd);
+	/* the client's working directory, in the session's mount namespace
+	 * and as the tool's user (a path: a descriptor would be the host's) */
+	if (l->cwd && (r = bee_sys(SYS_chdir, l->cwd)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "chdir");
+	if ((r = bee_sys(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "no_new_privs");
+	if (c->ruleset_fd >= 0) {
+		/* the rules on init's /proc and cgroup2, added here so that
+		 * /proc/self is the tool's own */
+		const char *what = "landlock";
+		int err = bee_landlock_late_add(c->ruleset_fd, l->ll_late, &what);
+		if (err)
+			child_fail(errfd, BEE_STAGE_LANDLOCK, err, what);
+		if ((r = bee_sys(SYS_landlock_restrict_self, c->ruleset_fd, l->ll_flags)) < 0)
+			child_fail(errfd, BEE_STAGE_LANDLOCK, r, "landlock_restrict_self");
+		bee_sys_close(c->ruleset_fd);
+	}
+	if ((r = bee_sys(SYS_prctl, PR_SET_SECUREBITS,
+			 SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED |
+				 SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+			 0, 0, 0)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "securebits");
+	/* the bounding set is empty already: init emptied its own (init_main) */
+	if ((r = bee_sys(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "ambient");
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[2];
+	memset(d, 0, sizeof(d));
+	if ((r = bee_sys(SYS_capset, &h, d)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "capset");
+	/* the system call filter is init's, inherited at the clone (init_main) */
+	/* every descriptor above 2, but the report socket (closed by exec) */
+	if ((r = close_others(&errfd, 1)) < 0)
+		child_fail(errfd, BEE_STAGE_LAUNCH, r, "close_range");
+
+	long first = 0;
+	r = -ENOENT;
+	for (size_t i = 0; i < c->tp->pl.n; i++) {
+		r = bee_sys(SYS_execve, c->tp->pl.paths[i], l->argv, l->envp);
+		/* as execvp: a missing entry tries the next; a refusal is remembered */
+		if (r == -EACCES)
+			first = r;
+		else if (r != -ENOENT && r != -ENOTDIR)
+			break;
+		r = first ? first : r;
+	}
+	child_fail(errfd, BEE_STAGE_EXEC, r, "execve");
+}
 
 static int tool_entry(void *c)
 {
@@ -527,98 +650,143 @@ static int init_go_recv(int fd, struct init_go *go, int fds[INIT_GO_MAXFDS])
 	struct iovec iov = { .iov_base = go, .iov_len = sizeof(*go) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf,
 			     .msg_controllen = sizeof(cm.buf) };
-	ssize_t n;
+	long n;
 	size_t nfds = 0;
 	for (int i = 0; i < INIT_GO_MAXFDS; i++)
 		fds[i] = -1;
 	do
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
+		n = bee_sys(SYS_recvmsg, fd, &mh, MSG_CMSG_CLOEXEC);
+	while (n == -EINTR);
 	if (n == 0)
 		return 1;
-	if (n > 0)
-		nfds = bee_scm_fds(&mh, fds, 0, INIT_GO_MAXFDS, NULL);
+	/* what came (SCM_RIGHTS), more than a go carries closed */
+	for (struct cmsghdr *c = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; c; c = CMSG_NXTHDR(&mh, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int f;
+			memcpy(&f, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (nfds < INIT_GO_MAXFDS)
+				fds[nfds++] = f;
+			else
+				bee_sys_close(f);
+		}
+	}
 	size_t want = go->magic == INIT_SIGNAL ? 0
 						: 1 + ((go->flags & INIT_GO_STDIO) ? 3 : 0) + ((go->flags & INIT_GO_RULESET) ? 1 : 0);
-	if (n != (ssize_t)sizeof(*go) || (go->magic != INIT_GO && go->magic != INIT_SIGNAL) || nfds != want ||
+	if (n != (long)sizeof(*go) || (go->magic != INIT_GO && go->magic != INIT_SIGNAL) || nfds != want ||
 	    (mh.msg_flags & MSG_CTRUNC))
 		return -1;
 	return 0;
 }
 
-/* The tools init runs: pid (in the session's pid namespace) and id. In
- * init's memory alone. last: a go said INIT_GO_LAST. */
-static struct {
-	pid_t pid[INIT_TOOLS_MAX];
-	uint32_t id[INIT_TOOLS_MAX];
-	size_t n;
-	bool last;
-} init_tools;
+/* The tool's clone: as posix_spawn does, it shares init's memory on a
+ * stack of its own until it execs (CLONE_VM | CLONE_VFORK: init waits
+ * meanwhile, so one context and one stack serve every tool in turn), and
+ * nothing is copied. Its signal handlers, descriptors, credentials and
+ * file-system context are its own; every signal is still blocked (init's
+ * mask) until it has reset the handlers. clone, not clone3: init is under
+ * the session's filter, which refuses clone3. */
+static long tool_clone(struct init_mem *m, void *mem)
+{
+#if BEE_SYS_SHARED_VM
+	/* the kernel's clone on x86-64: flags, stack, parent tid, child tid, tls */
+	register long r10 __asm__("r10") = 0;
+	register long r8 __asm__("r8") = 0;
+	register long r12 __asm__("r12") = (long)tool_entry;
+	register long r13 __asm__("r13") = (long)&m->tc;
+	long ret;
+	__asm__ volatile("syscall\n\t"
+			 "test %%rax, %%rax\n\t"
+			 "jnz 1f\n\t"
+			 "xor %%ebp, %%ebp\n\t"
+			 "mov %%r13, %%rdi\n\t"
+			 "call *%%r12\n\t"
+			 "ud2\n"
+			 "1:"
+			 : "=a"(ret)
+			 : "a"((long)SYS_clone), "D"((long)(CLONE_VM | CLONE_VFORK | SIGCHLD)), "S"(tool_stack_top(mem)),
+			   "d"(0L), "r"(r10), "r"(r8), "r"(r12), "r"(r13)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	int pid = clone(tool_entry, tool_stack_top(mem), CLONE_VM | CLONE_VFORK | SIGCHLD, &m->tc);
+	return pid < 0 ? -errno : pid;
+#endif
+}
 
 /* One tool from a go: cloned, then init's copies of its descriptors
  * closed. A tool that cannot be made is said on its report socket. */
-static void init_tool_start(const struct init_plan *ip, const struct init_go *go, int fds[INIT_GO_MAXFDS])
+static void init_tool_start(struct init_mem *m, void *mem, const struct init_go *go, int fds[INIT_GO_MAXFDS])
 {
-	struct tool_ctx c = { .tp = ip->tp, .report = fds[0], .status = ip->status, .ruleset_fd = -1,
-			      .stdio = { -1, -1, -1 } };
+	struct tool_ctx *c = &m->tc;
+	*c = (struct tool_ctx){ .tp = m->ip.tp, .report = fds[0], .status = m->ip.status, .ruleset_fd = -1,
+				.stdio = { -1, -1, -1 } };
 	int k = 1;
 	if (go->flags & INIT_GO_STDIO)
 		for (int i = 0; i < 3; i++)
-			c.stdio[i] = fds[k++];
+			c->stdio[i] = fds[k++];
 	if (go->flags & INIT_GO_RULESET)
-		c.ruleset_fd = fds[k++];
-	if (init_tools.n >= INIT_TOOLS_MAX) {
-		report_send(c.report, BEE_STAGE_LAUNCH, EAGAIN, "too many tools");
+		c->ruleset_fd = fds[k++];
+	if (m->ntools >= INIT_TOOLS_MAX) {
+		report_send(c->report, BEE_STAGE_LAUNCH, EAGAIN, "too many tools");
 	} else {
-		/* As posix_spawn does: the tool shares init's memory on a stack
-		 * of its own until it execs (CLONE_VM | CLONE_VFORK: init waits
-		 * meanwhile, so one plan and one stack serve every tool in
-		 * turn), and init's address space is not copied. Its signal
-		 * handlers, descriptors, credentials and file-system context
-		 * are its own; every signal is still blocked (init's mask)
-		 * until it has reset the handlers. */
-		long tool = clone(tool_entry, tool_stack + sizeof(tool_stack), CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+		long tool = tool_clone(m, mem);
 		if (tool < 0) {
-			report_send(c.report, BEE_STAGE_LAUNCH, errno, "clone");
+			report_send(c->report, BEE_STAGE_LAUNCH, (int)-tool, "clone");
 		} else {
-			init_tools.pid[init_tools.n] = (pid_t)tool;
-			init_tools.id[init_tools.n++] = ip->tp->id;
+			m->tool_pid[m->ntools] = (pid_t)tool;
+			m->tool_id[m->ntools++] = m->ip.tp->id;
 		}
 	}
 	for (int i = 0; i < INIT_GO_MAXFDS; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
+		bee_sys_close(fds[i]);
 }
 
 /* Reaps every child that ended; each tool's end goes on the status pipe,
  * once every zombie is reaped (so that "alone" is known). */
-static void init_reap(int status_fd)
+static void init_reap(struct init_mem *m)
 {
-	static struct tool_end ends[INIT_TOOLS_MAX];
 	size_t nends = 0;
 	int st;
-	pid_t p;
-	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+	long p;
+	while ((p = bee_sys(SYS_wait4, -1, &st, WNOHANG, NULL)) > 0) {
 		size_t i;
-		for (i = 0; i < init_tools.n && init_tools.pid[i] != p; i++)
+		for (i = 0; i < m->ntools && m->tool_pid[i] != p; i++)
 			;
-		if (i == init_tools.n)
+		if (i == m->ntools)
 			continue;   /* an orphan reparented to pid 1 */
-		ends[nends++] = (struct tool_end){ .id = init_tools.id[i], .status = st };
-		init_tools.pid[i] = init_tools.pid[init_tools.n - 1];
-		init_tools.id[i] = init_tools.id[init_tools.n - 1];
-		init_tools.n--;
+		m->ends[nends++] = (struct tool_end){ .id = m->tool_id[i], .status = st };
+		m->tool_pid[i] = m->tool_pid[m->ntools - 1];
+		m->tool_id[i] = m->tool_id[m->ntools - 1];
+		m->ntools--;
 	}
 	/* no child left is nothing left at all: every process of the
 	 * namespace is pid 1's descendant */
-	bool none = p < 0 && errno == ECHILD;
+	bool none = p == -ECHILD;
 	for (size_t k = 0; k < nends; k++) {
-		ends[k].alone = none && init_tools.n == 0;
-		ssize_t w = write(status_fd, &ends[k], sizeof(ends[k]));
-		(void)w;
+		m->ends[k].alone = none && m->ntools == 0;
+		bee_sys(SYS_write, m->ip.status, &m->ends[k], sizeof(m->ends[k]));
 	}
-	if (init_tools.last && nends && none && init_tools.n == 0)
-		_exit(0);
+	if (m->last && nends && none && m->ntools == 0)
+		sys_exit(0);
+}
+
+/* A signal for a tool's process group (each tool leads its own, setsid),
+ * or for the tool alone when it has not got there yet. */
+static void tool_kill(pid_t pid, int sig)
+{
+	if (bee_sys(SYS_kill, -pid, sig) < 0)
+		bee_sys(SYS_kill, pid, sig);
+}
+
+static long poll_one(int fd, short events, long ms, short *revents)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+	long n = bee_sys(SYS_ppoll, &p, 1, &ts, NULL, 0);
+	*revents = p.revents;
+	return n;
 }
 
 /* init's life once ready: a tool per go, each signal of forwarded passed
@@ -626,75 +794,72 @@ static void init_reap(int status_fd)
  * reported, until bee-load closes the control socket (the session ends;
  * pid 1 leaving kills whatever else runs in the namespace). */
 __attribute__((noreturn))
-static void init_serve(const struct init_plan *ip)
+static void init_serve(struct init_mem *m, void *mem)
 {
-	sigset_t waitset;
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGCHLD);
+	const struct init_plan *ip = &m->ip;
+	uint64_t waitset = sig_bit(SIGCHLD);
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(&waitset, forwarded[i]);
+		waitset |= sig_bit(forwarded[i]);
 	/* a handler, so that no signal from outside is dropped for pid 1
 	 * (the kernel drops those whose action is the default); they stay
 	 * blocked and are read from the signalfd */
-	struct sigaction sa = { .sa_handler = on_signal };
 	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaction(forwarded[i], &sa, NULL);
-	sigaction(SIGCHLD, &sa, NULL);
-	int sfd = signalfd(-1, &waitset, SFD_CLOEXEC | SFD_NONBLOCK);
+		sig_handle(forwarded[i]);
+	sig_handle(SIGCHLD);
+	long sfd = bee_sys(SYS_signalfd4, -1, &waitset, sizeof(waitset), SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
-		child_fail(ip->report, BEE_STAGE_LAUNCH, "signalfd");
+		child_fail(ip->report, BEE_STAGE_LAUNCH, sfd, "signalfd");
 	for (;;) {
-		struct pollfd p[2] = { { .fd = ip->report, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
-		if (poll(p, 2, -1) < 0)
+		struct pollfd p[2] = { { .fd = ip->report, .events = POLLIN }, { .fd = (int)sfd, .events = POLLIN } };
+		if (bee_sys(SYS_ppoll, p, 2, NULL, NULL, 0) < 0)
 			continue;
 		struct signalfd_siginfo si;
-		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		while (bee_sys(SYS_read, sfd, &si, sizeof(si)) == (long)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
 				continue;
-			/* each tool leads its process group (setsid), unless it has not got there yet */
-			for (size_t i = 0; i < init_tools.n; i++)
-				if (kill(-init_tools.pid[i], (int)si.ssi_signo) < 0)
-					kill(init_tools.pid[i], (int)si.ssi_signo);
+			for (size_t i = 0; i < m->ntools; i++)
+				tool_kill(m->tool_pid[i], (int)si.ssi_signo);
 		}
-		init_reap(ip->status);
+		init_reap(m);
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			struct init_go go;
 			int fds[INIT_GO_MAXFDS];
 			int r = init_go_recv(ip->report, &go, fds);
 			if (r != 0)
-				_exit(r == 1 ? 0 : 125);   /* the session ends, or bee-load is confused: end it */
+				sys_exit(r == 1 ? 0 : 125);   /* the session ends, or bee-load is confused: end it */
 			if (go.magic == INIT_SIGNAL) {
-				for (size_t i = 0; i < init_tools.n; i++)
-					if (init_tools.id[i] == go.id && kill(-init_tools.pid[i], go.sig) < 0)
-						kill(init_tools.pid[i], go.sig);
+				for (size_t i = 0; i < m->ntools; i++)
+					if (m->tool_id[i] == go.id)
+						tool_kill(m->tool_pid[i], go.sig);
 				continue;
 			}
-			init_tools.last |= (go.flags & INIT_GO_LAST) != 0;
-			init_tool_start(ip, &go, fds);
-			init_reap(ip->status);
+			m->last |= (go.flags & INIT_GO_LAST) != 0;
+			init_tool_start(m, mem, &go, fds);
+			init_reap(m);
 		}
 	}
 }
 
-__attribute__((noreturn))
-static void init_main(const struct init_plan *ip)
+static int init_main(void *mem)
 {
+	struct init_mem *m = init_mem_of(mem);
+	const struct init_plan *ip = &m->ip;
 	int fd = ip->report;
-	sigset_t all;
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		child_fail(fd, BEE_STAGE_LAUNCH, "pdeathsig");
+	long r;
+	sig_mask_set(~0ull);
+	if ((r = bee_sys(SYS_prctl, PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0)) < 0)
+		child_fail(fd, BEE_STAGE_LAUNCH, r, "pdeathsig");
 	/* What every tool would otherwise undo at each start, once here: no
 	 * disposition of bee-load's (an ignored SIGPIPE would outlive the
 	 * tool's exec), and an empty bounding set, which init never needs
 	 * (it never execs) and every tool inherits (it is the cost of 41
 	 * credential changes a tool, 65 us here) */
-	for (int s = 1; s < NSIG; s++)
-		signal(s, SIG_DFL);
+	for (int s = 1; s <= 64; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sig_default(s);
 	for (int cap = 0; cap <= ip->last_cap; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
-			child_fail(fd, BEE_STAGE_LAUNCH, "capbset_drop");
+		if ((r = bee_sys(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0)) < 0 && r != -EINVAL)
+			child_fail(fd, BEE_STAGE_LAUNCH, r, "capbset_drop");
 	/* init holds nothing of bee-load's: its maps, its audit log and its
 	 * locks stay bee-load's alone */
 	int keep[3] = { ip->report, ip->status, ip->memfd_noexec }, nkeep = ip->memfd_noexec >= 0 ? 3 : 2;
@@ -704,28 +869,24 @@ static void init_main(const struct init_plan *ip)
 			keep[j] = keep[j - 1];
 			keep[j - 1] = t;
 		}
-	if (close_others(keep, (size_t)nkeep) < 0)
-		child_fail(fd, BEE_STAGE_LAUNCH, "close_range");
+	if ((r = close_others(keep, (size_t)nkeep)) < 0)
+		child_fail(fd, BEE_STAGE_LAUNCH, r, "close_range");
 	/* bee-load gone before PDEATHSIG was set: its end of the socket is closed */
-	struct pollfd p = { .fd = fd, .events = POLLOUT };
-	if (poll(&p, 1, 0) < 0 || (p.revents & (POLLHUP | POLLERR))) {
-		errno = ESRCH;
-		child_fail(fd, BEE_STAGE_LAUNCH, "parent gone");
-	}
+	short rev;
+	if ((r = poll_one(fd, POLLOUT, 0, &rev)) < 0 || (rev & (POLLHUP | POLLERR)))
+		child_fail(fd, BEE_STAGE_LAUNCH, r < 0 ? r : -ESRCH, "parent gone");
 	if (ip->fault_namespace) {
 		/* the race a failed setup meets, made certain: the first go
 		 * is here, unread, when init leaves (init_ready) */
-		struct pollfd g = { .fd = fd, .events = POLLIN };
-		poll(&g, 1, 2000);
-		errno = EIO;
-		child_fail(fd, BEE_STAGE_NAMESPACE, "injected fault");
+		poll_one(fd, POLLIN, 2000, &rev);
+		child_fail(fd, BEE_STAGE_NAMESPACE, -EIO, "injected fault");
 	}
 	/* the mount namespace here rather than at the clone: its copy of the
 	 * mount table is then init's work, done while bee-load walks the
 	 * Landlock rules on the other core, and not bee-load's before its
 	 * clone returns (up to 0.1 ms of a warm run here) */
-	if (unshare(CLONE_NEWNS | CLONE_NEWCGROUP) < 0)
-		child_fail(fd, BEE_STAGE_NAMESPACE, "unshare mount and cgroup");
+	if ((r = bee_sys(SYS_unshare, CLONE_NEWNS | CLONE_NEWCGROUP)) < 0)
+		child_fail(fd, BEE_STAGE_NAMESPACE, r, "unshare mount and cgroup");
 	/* memfds of this pid namespace cannot be executed (vm.memfd_noexec 2,
 	 * kernel 6.3+, a setting of the writer's pid namespace): Landlock
 	 * never checks the kernel's internal mounts where they live. Before
@@ -733,30 +894,27 @@ static void init_main(const struct init_plan *ip)
 	 * bee-load: init runs under the session's hooks, which would refuse
 	 * the open. */
 	if (ip->memfd_noexec >= 0) {
-		ssize_t w = pwrite(ip->memfd_noexec, "2", 1, 0);
-		if (w != 1)
-			child_fail(fd, BEE_STAGE_NAMESPACE, "memfd_noexec");
-		close(ip->memfd_noexec);
+		if ((r = bee_sys(SYS_pwrite64, ip->memfd_noexec, "2", 1, 0)) != 1)
+			child_fail(fd, BEE_STAGE_NAMESPACE, r < 0 ? r : -EIO, "memfd_noexec");
+		bee_sys_close(ip->memfd_noexec);
 	}
 	if (ip->mountns) {
 		const char *what = "mount namespace";
 		int err = bee_mountns_enter(ip->mountns, &what);
-		if (err) {
-			errno = -err;
-			child_fail(fd, BEE_STAGE_NAMESPACE, what);
-		}
+		if (err)
+			child_fail(fd, BEE_STAGE_NAMESPACE, err, what);
 	}
 	/* The system call filter, once for every tool: each inherits it at
 	 * its clone, instead of building it (its JIT and the page permission
 	 * changes that follow, about 80 us here) at each start. init needs
-	 * nothing it refuses from here on (poll, recvmsg, clone without
+	 * nothing it refuses from here on (ppoll, recvmsg, clone without
 	 * namespace flags, kill, wait4, write), nor does a tool before its
 	 * exec (the user switch, prctl, Landlock, capset, close_range). */
-	if (ip->filter && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ip->filter, 0, 0) < 0)
-		child_fail(fd, BEE_STAGE_SECCOMP, "seccomp");
+	if (ip->filter && (r = bee_sys(SYS_prctl, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ip->filter, 0, 0)) < 0)
+		child_fail(fd, BEE_STAGE_SECCOMP, r, "seccomp");
 	report_send(fd, REPORT_READY, 0, "");
 
-	init_serve(ip);
+	init_serve(m, mem);
 }
 
 /* One message from the report socket; the sender's pid (in this pid
@@ -851,9 +1009,12 @@ void bee_init_reap(struct bee_init *in)
 
 /* ---- init, made when the session opens --------------------------------------------- */
 
+static void init_kill(struct bee_init *in);
+
 int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct bee_error *e)
 {
 	int sv[2] = { -1, -1 }, sp[2] = { -1, -1 }, pidfd = -1, err, one = 1;
+	struct init_plan *ip = NULL;
 	*in = (struct bee_init){ .pid = -1, .pidfd = -1, .sock = -1, .status_fd = -1 };
 	/* the command and its environment fit in what execve takes, twice over */
 	long argmax = sysconf(_SC_ARG_MAX);
@@ -863,12 +1024,39 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 	if (arena == MAP_FAILED)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the launch's shared memory: %s", strerror(errno));
 	in->arena = arena;
-	struct init_plan ip = { .mountns = spec->mountns, .filter = spec->filter,
-				.memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
-				.fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .last_cap = cap_last(),
-				.tp = arena };
-	in->fault_namespace = ip.fault_namespace;
-	if (ip.memfd_noexec < 0 && errno != ENOENT) {
+	/* init's own memory (struct init_mem): its stacks, the tools' table,
+	 * and the copies of its plans */
+	size_t pg = page_size();
+	size_t nsz = spec->mountns ? bee_mountns_size(spec->mountns) : 0;
+	size_t fsz = spec->filter ? spec->filter->len * sizeof(struct sock_filter) : 0;
+	size_t tail = sizeof(struct init_mem) + nsz + fsz;
+	in->mem_size = 2 * pg + INIT_STACK + TOOL_STACK + (tail + pg - 1) / pg * pg;
+	void *mem = mmap(NULL, in->mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (mem == MAP_FAILED) {
+		in->mem = NULL;
+		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the session's init: its memory: %s", strerror(errno));
+		goto out;
+	}
+	in->mem = mem;
+	if (mprotect(mem, pg, PROT_NONE) < 0 || mprotect((char *)mem + pg + INIT_STACK, pg, PROT_NONE) < 0) {
+		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the session's init: its stacks' guard pages: %s",
+			       strerror(errno));
+		goto out;
+	}
+	struct init_mem *m = init_mem_of(mem);
+	ip = &m->ip;
+	*ip = (struct init_plan){ .memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
+				  .fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .last_cap = cap_last(),
+				  .tp = arena, .report = -1, .status = -1 };
+	if (spec->mountns)
+		ip->mountns = bee_mountns_copy(spec->mountns, m->data);
+	if (spec->filter) {
+		m->filter = (struct sock_fprog){ .len = spec->filter->len,
+						 .filter = memcpy(m->data + nsz, spec->filter->filter, fsz) };
+		ip->filter = &m->filter;
+	}
+	in->fault_namespace = ip->fault_namespace;
+	if (ip->memfd_noexec < 0 && errno != ENOENT) {
 		err = bee_fail(e, BEE_STAGE_NAMESPACE, -errno, "/proc/sys/vm/memfd_noexec: %s", strerror(errno));
 		goto out;
 	}
@@ -877,25 +1065,33 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "report socket: %s", strerror(errno));
 		goto out;
 	}
-	ip.report = sv[1];
-	ip.status = sp[1];
+	ip->report = sv[1];
+	ip->status = sp[1];
 	struct clone_args ca = {
 		.flags = CLONE_INTO_CGROUP | CLONE_PIDFD | CLONE_NEWPID,
 		.pidfd = (uint64_t)(uintptr_t)&pidfd,
 		.exit_signal = SIGCHLD,
 		.cgroup = (uint64_t)spec->cgroup_fd,
 	};
+#if BEE_SYS_SHARED_VM
+	ca.flags |= CLONE_VM;
+	ca.stack = (uint64_t)(uintptr_t)((char *)mem + pg);
+	ca.stack_size = INIT_STACK;
+	long pid = bee_clone3_run(&ca, init_main, mem);
+	int en = pid < 0 ? (int)-pid : 0;
+#else
 	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
+	int en = errno;
+	if (pid == 0)
+		init_main(mem);
+#endif
 	if (pid < 0) {
-		int en = errno;
 		err = bee_fail(e, en == EPERM || en == EINVAL || en == ENOSPC || en == EUSERS ? BEE_STAGE_NAMESPACE
 											    : BEE_STAGE_LAUNCH,
 			       -en, "clone3 into the session cgroup with a new pid namespace: %s",
 			       strerror(en));
 		goto out;
 	}
-	if (pid == 0)
-		init_main(&ip);
 	in->pid = (pid_t)pid;
 	in->pidfd = pidfd;
 	in->sock = sv[0];
@@ -909,8 +1105,8 @@ out:
 		if (sp[i] >= 0)
 			close(sp[i]);
 	}
-	if (ip.memfd_noexec >= 0)
-		close(ip.memfd_noexec);
+	if (ip && ip->memfd_noexec >= 0)
+		close(ip->memfd_noexec);
 	if (err)
 		bee_init_fini(in);
 	return err;
@@ -918,6 +1114,8 @@ out:
 
 void bee_init_fini(struct bee_init *in)
 {
+	/* init runs on in->mem (its stack, its plans): gone before that goes */
+	init_kill(in);
 	if (in->sock >= 0)
 		close(in->sock);
 	if (in->pidfd >= 0)
@@ -926,6 +1124,8 @@ void bee_init_fini(struct bee_init *in)
 		close(in->status_fd);
 	if (in->arena)
 		munmap(in->arena, in->arena_size);
+	if (in->mem)
+		munmap(in->mem, in->mem_size);
 	*in = (struct bee_init){ .pid = -1, .pidfd = -1, .sock = -1, .status_fd = -1 };
 }
 

@@ -33,6 +33,7 @@
  * (proc, cgroup2) are added by init, on its own mounts (late rules).
  */
 #include "internal.h"
+#include "sys.h"
 
 #include "bee_names.h"
 #include "libbeec.h"
@@ -250,17 +251,17 @@ int bee_landlock_late_add(int rfd, const struct bee_ll_lates *late, const char *
 {
 	for (size_t i = 0; late && i < late->n; i++) {
 		const struct bee_ll_late *l = &late->v[i];
-		struct stat st;
-		int pfd = open(l->path, O_PATH | O_CLOEXEC);
+		struct statx st;
+		int pfd = (int)bee_sys(SYS_openat, AT_FDCWD, l->path, O_PATH | O_CLOEXEC);
 		if (pfd < 0)
 			continue;       /* grants nothing, as a path missing at launch */
-		if (fstat(pfd, &st) < 0) {
-			close(pfd);
+		if (bee_sys(SYS_statx, pfd, "", AT_EMPTY_PATH, STATX_TYPE, &st) < 0) {
+			bee_sys_close(pfd);
 			continue;
 		}
-		bool dir = S_ISDIR(st.st_mode);
+		bool dir = S_ISDIR(st.stx_mode);
 		if (dir != l->beneath) {
-			close(pfd);
+			bee_sys_close(pfd);
 			if (!l->beneath) {
 				*what = "late rule is a dir";
 				return -EISDIR;
@@ -270,13 +271,11 @@ int bee_landlock_late_add(int rfd, const struct bee_ll_lates *late, const char *
 		struct ll_path_beneath pb = { .allowed_access = l->access ? l->access
 									  : ll_rule_access(l->perms, dir, l->handled),
 					      .parent_fd = pfd };
-		int r = pb.allowed_access ? (int)syscall(__NR_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0)
-					  : 0;
-		int err = errno;
-		close(pfd);
+		int r = pb.allowed_access ? (int)bee_sys(SYS_landlock_add_rule, rfd, LL_RULE_PATH_BENEATH, &pb, 0) : 0;
+		bee_sys_close(pfd);
 		if (r < 0) {
 			*what = "late landlock_add_rule";
-			return -err;
+			return r;
 		}
 	}
 	return 0;

@@ -42,6 +42,7 @@
  * needs no writable mount.
  */
 #include "internal.h"
+#include "sys.h"
 #include "vfs.h"
 
 #include "libbeec.h"
@@ -327,22 +328,27 @@ static void fd_path(char *buf, size_t size, int fd, const char *tail)
 	buf[off] = '\0';
 }
 
-/* glibc 2.36 has wrappers of the new mount API, static builds of older
- * ones may not: syscall() */
+/* The calls of init's setup, made through bee_sys (sys.h: init may run
+ * in bee-load's memory); each returns a descriptor, 0, or -errno. */
 static int sys_open_tree(const char *path, unsigned flags)
 {
-	return (int)syscall(__NR_open_tree, AT_FDCWD, path, flags);
+	return (int)bee_sys(SYS_open_tree, AT_FDCWD, path, flags);
 }
 
 static int sys_move_mount(int fd, const char *to)
 {
-	return (int)syscall(__NR_move_mount, fd, "", AT_FDCWD, to, MOVE_MOUNT_F_EMPTY_PATH);
+	return (int)bee_sys(SYS_move_mount, fd, "", AT_FDCWD, to, MOVE_MOUNT_F_EMPTY_PATH);
 }
 
 static int sys_tree_rdonly(const char *path)
 {
 	struct mount_attr a = { .attr_set = MOUNT_ATTR_RDONLY };
-	return (int)syscall(__NR_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &a, sizeof(a));
+	return (int)bee_sys(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &a, sizeof(a));
+}
+
+static int sys_open_dir(const char *path)
+{
+	return (int)bee_sys(SYS_openat, AT_FDCWD, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
 #define ATTR_SAFE (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
@@ -356,24 +362,20 @@ static int sys_tree_rdonly(const char *path)
 static int mount_fresh(const char *type, const char *target, const char *const *opts, unsigned attr)
 {
 	int err = 0, mfd = -1;
-	int fsfd = (int)syscall(__NR_fsopen, type, FSOPEN_CLOEXEC);
+	int fsfd = (int)bee_sys(SYS_fsopen, type, FSOPEN_CLOEXEC);
 	if (fsfd < 0)
-		return -errno;
-	for (; opts && *opts; opts += 2)
-		if (syscall(__NR_fsconfig, fsfd, FSCONFIG_SET_STRING, opts[0], opts[1], 0) < 0)
-			goto fail;
-	if (syscall(__NR_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
-	    (mfd = (int)syscall(__NR_fsmount, fsfd, FSMOUNT_CLOEXEC, attr)) < 0 ||
-	    sys_move_mount(mfd, target) < 0)
-		goto fail;
-	goto out;
-fail:
-	err = -errno;
-out:
-	if (mfd >= 0)
-		close(mfd);
-	close(fsfd);
-	return err;
+		return fsfd;
+	for (; !err && opts && *opts; opts += 2)
+		err = (int)bee_sys(SYS_fsconfig, fsfd, FSCONFIG_SET_STRING, opts[0], opts[1], 0);
+	if (!err)
+		err = (int)bee_sys(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
+	if (!err && (mfd = (int)bee_sys(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, attr)) < 0)
+		err = mfd;
+	if (!err)
+		err = sys_move_mount(mfd, target);
+	bee_sys_close(mfd);
+	bee_sys_close(fsfd);
+	return err < 0 ? err : 0;
 }
 
 /* Before the covers: the real DIRs and STATE/vfs/ID opened, the latter
@@ -382,16 +384,16 @@ static int overlays_open(const struct bee_mountns *ns, int *tfd, int *vfd, int *
 {
 	if (!ns->nov)
 		return 0;
-	*tfd = open(ns->vfs_root, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	*tfd = sys_open_dir(ns->vfs_root);
 	*vfd = sys_open_tree(ns->vfs_root, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
 	if (*tfd < 0 || *vfd < 0) {
 		*what = "open_tree the session's overlay layers";
-		return -errno;
+		return *tfd < 0 ? *tfd : *vfd;
 	}
 	for (size_t i = 0; i < ns->nov; i++) {
-		if ((lfd[i] = open(ns->ov[i].dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		if ((lfd[i] = sys_open_dir(ns->ov[i].dir)) < 0) {
 			*what = "open an overlay's directory";
-			return -errno;
+			return lfd[i];
 		}
 	}
 	return 0;
@@ -405,15 +407,16 @@ static int overlays_mount(const struct bee_mountns *ns, int tfd, int vfd, const 
 	char lower[48], upper[96], work[96];
 	if (!ns->nov)
 		return 0;
-	if (syscall(__NR_move_mount, vfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0) {
+	int err = (int)bee_sys(SYS_move_mount, vfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+	if (err < 0) {
 		*what = "move_mount the session's overlay layers";
-		return -errno;
+		return err;
 	}
 	for (size_t i = 0; i < ns->nov; i++) {
 		fd_path(lower, sizeof(lower), lfd[i], NULL);
 		fd_path(upper, sizeof(upper), vfd, ns->ov[i].upper);
 		fd_path(work, sizeof(work), vfd, ns->ov[i].work);
-		int err = bee_vfs_overlay_mount(lower, upper, work, !ns->ov[i].rw, ns->ov[i].dir);
+		err = bee_vfs_overlay_mount(lower, upper, work, !ns->ov[i].rw, ns->ov[i].dir);
 		if (err) {
 			*what = "mount an overlay";
 			return err;
@@ -427,15 +430,10 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 	int fds[MOUNTNS_WRITES_MAX];
 	int tfd = -1, vfd = -1, lfd[BEE_VFS_MAX];
 	size_t nfds = 0;
-	int err = 0;
-	int e = bee_fault(BEE_STAGE_NAMESPACE);
-	if (e) {
-		*what = "injected fault";
-		return e;
-	}
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+	int err = (int)bee_sys(SYS_mount, NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	if (err < 0) {
 		*what = "mount / private";
-		return -errno;
+		return err;
 	}
 	if ((err = overlays_open(ns, &tfd, &vfd, lfd, what)) < 0)
 		return err;
@@ -456,33 +454,30 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 		fds[nfds] = sys_open_tree(ns->writes.v[nfds],
 					  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE | AT_SYMLINK_NOFOLLOW);
 		if (fds[nfds] < 0) {
-			err = -errno;
+			err = fds[nfds];
 			*what = "open_tree a write grant's place";
 			goto out;
 		}
 	}
-	if (!ns->tree_rw && sys_tree_rdonly("/") < 0) {
-		err = -errno;
+	if (!ns->tree_rw && (err = sys_tree_rdonly("/")) < 0) {
 		*what = "mount_setattr / read-only";
 		goto out;
 	}
 	for (size_t i = 0; i < nfds; i++) {
-		if (sys_move_mount(fds[i], ns->writes.v[i]) < 0) {
-			err = -errno;
+		if ((err = sys_move_mount(fds[i], ns->writes.v[i])) < 0) {
 			*what = "move_mount a write grant's place back";
 			goto out;
 		}
 	}
 	if ((err = overlays_mount(ns, tfd, vfd, lfd, what)) < 0)
 		goto out;
-	if (tfd >= 0)
-		close(tfd);
+	bee_sys_close(tfd);
 	/* a working directory inherited from bee-load names the real DIR's
 	 * inode (run's tool keeps it): looked up again, it is the overlay's */
 	if (ns->nov) {
 		char cwd[PATH_MAX];
-		if (syscall(SYS_getcwd, cwd, sizeof(cwd)) > 0 && cwd[0] == '/' && chdir(cwd) < 0) {
-			err = -errno;
+		if (bee_sys(SYS_getcwd, cwd, sizeof(cwd)) > 0 && cwd[0] == '/' &&
+		    (err = (int)bee_sys(SYS_chdir, cwd)) < 0) {
 			*what = "chdir into the overlay";
 			goto out;
 		}
@@ -491,8 +486,65 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 		*what = "mount /proc";
 out:
 	for (size_t i = 0; i < nfds; i++)
-		close(fds[i]);
+		bee_sys_close(fds[i]);
 	return err;
+}
+
+/* ---- the plan, copied into init's memory ---------------------------------------------- */
+
+static size_t al16(size_t n)
+{
+	return (n + 15) & ~(size_t)15;
+}
+
+static size_t list_size(const struct path_list *l)
+{
+	size_t s = al16(l->n * sizeof(char *));
+	for (size_t i = 0; i < l->n; i++)
+		s += al16(strlen(l->v[i]) + 1);
+	return s;
+}
+
+static char *bump_str(char **p, const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = memcpy(*p, s, n);
+	*p += al16(n);
+	return d;
+}
+
+static void list_copy(struct path_list *d, const struct path_list *s, char **p)
+{
+	d->v = (char **)(void *)*p;
+	*p += al16(s->n * sizeof(char *));
+	for (size_t i = 0; i < s->n; i++)
+		d->v[i] = bump_str(p, s->v[i]);
+	d->n = d->cap = s->n;
+}
+
+size_t bee_mountns_size(const struct bee_mountns *ns)
+{
+	size_t s = al16(sizeof(*ns)) + list_size(&ns->covers) + list_size(&ns->cgroup2) + list_size(&ns->writes);
+	if (ns->vfs_root)
+		s += al16(strlen(ns->vfs_root) + 1);
+	for (size_t i = 0; i < ns->nov; i++)
+		s += al16(strlen(ns->ov[i].dir) + 1);
+	return s;
+}
+
+const struct bee_mountns *bee_mountns_copy(const struct bee_mountns *ns, void *buf)
+{
+	char *p = buf;
+	struct bee_mountns *d = buf;
+	p += al16(sizeof(*d));
+	*d = *ns;
+	list_copy(&d->covers, &ns->covers, &p);
+	list_copy(&d->cgroup2, &ns->cgroup2, &p);
+	list_copy(&d->writes, &ns->writes, &p);
+	d->vfs_root = ns->vfs_root ? bump_str(&p, ns->vfs_root) : NULL;
+	for (size_t i = 0; i < ns->nov; i++)
+		d->ov[i].dir = bump_str(&p, ns->ov[i].dir);
+	return d;
 }
 
 int bee_mountns_writable(const struct bee_mountns *ns, const char ***out, size_t *n)

@@ -30,6 +30,7 @@
  * and the upper does not; a file copied up whose bytes, mode and owner
  * equal the real one's is no change. */
 #include "internal.h"
+#include "sys.h"
 #include "vfs.h"
 
 #include <dirent.h>
@@ -582,33 +583,33 @@ void bee_vfs_close(struct bee_vfs *v)
 
 /* ---- the overlay's mount: system calls only (init, and reset's child) --------------------- */
 
+/* On bee_sys (sys.h): init mounts the overlays in its setup. */
 static int fscfg(int fsfd, const char *k, const char *val)
 {
-	return (int)syscall(__NR_fsconfig, fsfd, val ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, k, val, 0);
+	return (int)bee_sys(SYS_fsconfig, fsfd, val ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, k, val, 0);
 }
 
 int bee_vfs_overlay_fs(const char *lower, const char *upper, const char *work, bool rdonly, int *mfd)
 {
-	int err = 0;
+	int err;
 	*mfd = -1;
-	int fsfd = (int)syscall(__NR_fsopen, "overlay", FSOPEN_CLOEXEC);
+	int fsfd = (int)bee_sys(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
 	if (fsfd < 0)
-		return -errno;
+		return fsfd;
 	/* no redirects, no metadata-only copies, no index: every change is a
 	 * whole file in the upper layer, which is what ls reads */
-	if (fscfg(fsfd, "lowerdir", lower) < 0 || fscfg(fsfd, "upperdir", upper) < 0 ||
-	    fscfg(fsfd, "workdir", work) < 0 || fscfg(fsfd, "redirect_dir", "off") < 0 ||
-	    fscfg(fsfd, "metacopy", "off") < 0 || fscfg(fsfd, "index", "off") < 0 ||
-	    syscall(__NR_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0) {
-		err = -errno;
+	if ((err = fscfg(fsfd, "lowerdir", lower)) < 0 || (err = fscfg(fsfd, "upperdir", upper)) < 0 ||
+	    (err = fscfg(fsfd, "workdir", work)) < 0 || (err = fscfg(fsfd, "redirect_dir", "off")) < 0 ||
+	    (err = fscfg(fsfd, "metacopy", "off")) < 0 || (err = fscfg(fsfd, "index", "off")) < 0 ||
+	    (err = (int)bee_sys(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) < 0)
 		goto out;
-	}
 	unsigned attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (rdonly ? MOUNT_ATTR_RDONLY : 0);
-	*mfd = (int)syscall(__NR_fsmount, fsfd, FSMOUNT_CLOEXEC, attr);
+	*mfd = (int)bee_sys(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, attr);
+	err = *mfd < 0 ? *mfd : 0;
 	if (*mfd < 0)
-		err = -errno;
+		*mfd = -1;
 out:
-	close(fsfd);
+	bee_sys_close(fsfd);
 	return err;
 }
 
@@ -618,10 +619,9 @@ int bee_vfs_overlay_mount(const char *lower, const char *upper, const char *work
 	int err = bee_vfs_overlay_fs(lower, upper, work, rdonly, &mfd);
 	if (err)
 		return err;
-	if (syscall(__NR_move_mount, mfd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		err = -errno;
-	close(mfd);
-	return err;
+	err = (int)bee_sys(SYS_move_mount, mfd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH);
+	bee_sys_close(mfd);
+	return err < 0 ? err : 0;
 }
 
 /* ---- the live session, from outside -------------------------------------------------------- */
