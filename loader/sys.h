@@ -25,7 +25,7 @@
  * (memcpy, memset, strlen, strcmp). Elsewhere bee_sys is libc's syscall()
  * (BEE_SYS_SHARED_VM 0): init is then cloned with a copy of the memory, as
  * fork makes, and errno is its own. -DBEE_SYS_FORK builds that path on
- * x86-64 too.
+ * x86-64 too, and so do the sanitizers (below).
  */
 #ifndef BEE_SYS_H
 #define BEE_SYS_H
@@ -34,6 +34,13 @@
 #include <linux/sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+/* The sanitizers keep their state per thread (ASan's stack bounds and
+ * fake stacks, TSan's clocks): init in the cloning thread's memory would
+ * write that thread's, so sanitized builds take the fork path. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define BEE_SYS_FORK 1
+#endif
 
 #if defined(__x86_64__) && !defined(BEE_SYS_FORK)
 
