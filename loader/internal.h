@@ -527,7 +527,7 @@ struct bee_init {
 	int pidfd;
 	int sock;                   /* bee-load's end of the report socket */
 	int status_fd;              /* init writes each tool's end here (struct tool_end) */
-	void *arena;                /* MAP_SHARED: the plan of the tool being launched */
+	void *arena;                /* shared with init: the plan of the tool being launched */
 	size_t arena_size;
 	void *mem;                  /* init's own (launch.c: struct init_mem, its stacks) */
 	size_t mem_size;

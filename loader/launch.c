@@ -39,8 +39,8 @@
  *                               a tool before its exec calls is refused
  *   READY on the report socket, then waits for bee-load's go
  *
- * bee_launch writes a tool's command into the arena (MAP_SHARED, mapped
- * before the clone: the same address in both) and sends a go on the
+ * bee_launch writes a tool's command into the arena (memory init shares,
+ * mapped before the clone: the same address in both) and sends a go on the
  * control socket with the tool's report socket, its stdio (an exec
  * client's) and the Landlock ruleset (SCM_RIGHTS). init serves many tools,
  * one launch at a time: it clones each, forwards SIGTERM, SIGINT, SIGHUP,
@@ -332,8 +332,8 @@ _Static_assert(INIT_GO_MAXFDS <= BEE_SEND_FDS_MAX, "a go message's descriptors f
 /* the tools one init runs at once; one more is refused (stage LAUNCH) */
 #define INIT_TOOLS_MAX 1024
 
-/* The tool's command, written by bee-load into the arena (a MAP_SHARED
- * mapping made before init's clone, so at the same address in both) once
+/* The tool's command, written by bee-load into the arena (init's too: a
+ * mapping made before its clone, so at the same address in both) once
  * it is known; every pointer in it points into the arena. */
 struct tool_plan {
 	struct bee_launch l;
@@ -1019,8 +1019,10 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 	/* the command and its environment fit in what execve takes, twice over */
 	long argmax = sysconf(_SC_ARG_MAX);
 	in->arena_size = (size_t)(argmax > 0 ? argmax : 2 << 20) * 2 + (1 << 20);
-	void *arena = mmap(NULL, in->arena_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
-			   -1, 0);
+	/* shared with init: by its clone (CLONE_VM), or as a shared mapping
+	 * where init gets a copy of the rest */
+	void *arena = mmap(NULL, in->arena_size, PROT_READ | PROT_WRITE,
+			   (BEE_SYS_SHARED_VM ? MAP_PRIVATE : MAP_SHARED) | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (arena == MAP_FAILED)
 		return bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the launch's shared memory: %s", strerror(errno));
 	in->arena = arena;
