@@ -690,25 +690,7 @@ static int init_go_recv(int fd, struct init_go *go, int fds[INIT_GO_MAXFDS])
 static long tool_clone(struct init_mem *m, void *mem)
 {
 #if BEE_SYS_SHARED_VM
-	/* the kernel's clone on x86-64: flags, stack, parent tid, child tid, tls */
-	register long r10 __asm__("r10") = 0;
-	register long r8 __asm__("r8") = 0;
-	register long r12 __asm__("r12") = (long)tool_entry;
-	register long r13 __asm__("r13") = (long)&m->tc;
-	long ret;
-	__asm__ volatile("syscall\n\t"
-			 "test %%rax, %%rax\n\t"
-			 "jnz 1f\n\t"
-			 "xor %%ebp, %%ebp\n\t"
-			 "mov %%r13, %%rdi\n\t"
-			 "call *%%r12\n\t"
-			 "ud2\n"
-			 "1:"
-			 : "=a"(ret)
-			 : "a"((long)SYS_clone), "D"((long)(CLONE_VM | CLONE_VFORK | SIGCHLD)), "S"(tool_stack_top(mem)),
-			   "d"(0L), "r"(r10), "r"(r8), "r"(r12), "r"(r13)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return bee_clone_run(SYS_clone, CLONE_VM | CLONE_VFORK | SIGCHLD, (long)tool_stack_top(mem), tool_entry, &m->tc);
 #else
 	int pid = clone(tool_entry, tool_stack_top(mem), CLONE_VM | CLONE_VFORK | SIGCHLD, &m->tc);
 	return pid < 0 ? -errno : pid;
@@ -1079,7 +1061,7 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 	ca.flags |= CLONE_VM;
 	ca.stack = (uint64_t)(uintptr_t)((char *)mem + pg);
 	ca.stack_size = INIT_STACK;
-	long pid = bee_clone3_run(&ca, init_main, mem);
+	long pid = bee_clone_run(SYS_clone3, (long)&ca, sizeof(ca), init_main, mem);
 	int en = pid < 0 ? (int)-pid : 0;
 #else
 	long pid = syscall(SYS_clone3, &ca, sizeof(ca));

@@ -59,13 +59,16 @@ static inline long bee_sys6(long n, long a, long b, long c, long d, long e, long
 	return ret;
 }
 
-/* clone3 onto ca's stack: the child calls fn(arg) there and leaves with
- * what it returns (exit_group: ca has no CLONE_THREAD, so the child is a
- * process of its own); the parent gets the child's pid or -errno. The
- * stack's top (ca->stack + ca->stack_size) is 16-byte aligned, as the
- * call wants. */
-static inline long bee_clone3_run(struct clone_args *ca, int (*fn)(void *), void *arg)
+/* A clone onto a stack of the caller's: the kernel's clone (a = flags,
+ * b = the stack's top) or clone3 (a = the clone_args, b = their size).
+ * The child calls fn(arg) there and leaves with what it returns
+ * (exit_group: without CLONE_THREAD the child is a process of its own);
+ * the parent gets the child's pid or -errno. The stack's top is 16-byte
+ * aligned, as the call wants. */
+static inline long bee_clone_run(long nr, long a, long b, int (*fn)(void *), void *arg)
 {
+	register long r10 __asm__("r10") = 0;   /* clone: the child's tid */
+	register long r8 __asm__("r8") = 0;     /* clone: the tls */
 	register long r12 __asm__("r12") = (long)fn;
 	register long r13 __asm__("r13") = (long)arg;
 	long ret;
@@ -81,7 +84,7 @@ static inline long bee_clone3_run(struct clone_args *ca, int (*fn)(void *), void
 			 "ud2\n"
 			 "1:"
 			 : "=a"(ret)
-			 : "a"((long)SYS_clone3), "D"(ca), "S"(sizeof(*ca)), "r"(r12), "r"(r13),
+			 : "a"(nr), "D"(a), "S"(b), "d"(0L), "r"(r10), "r"(r8), "r"(r12), "r"(r13),
 			   [exit] "i"(SYS_exit_group)
 			 : "rcx", "r11", "memory");
 	return ret;
