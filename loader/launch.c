@@ -381,6 +381,7 @@ struct tool_ctx {
 
 struct init_mem {
 	struct init_plan ip;
+	char *tool_stack;           /* the tools' stack's top */
 	struct tool_ctx tc;         /* the tool being cloned (CLONE_VFORK: one at a time) */
 	/* the tools init runs: pid (in the session's pid namespace) and id;
 	 * last: a go said INIT_GO_LAST */
@@ -399,15 +400,6 @@ static size_t page_size(void)
 	return p > 0 ? (size_t)p : 4096;
 }
 
-static char *tool_stack_top(void *mem)
-{
-	return (char *)mem + 2 * page_size() + INIT_STACK + TOOL_STACK;
-}
-
-static struct init_mem *init_mem_of(void *mem)
-{
-	return (struct init_mem *)(void *)tool_stack_top(mem);
-}
 
 /* The signals init passes on to the tool (bee-load's teardown sends the
  * first four; the rest are a terminal's and a job controller's). */
@@ -452,19 +444,19 @@ static void on_signal(int sig)
 /* The return from a handler that x86-64 wants named (SA_RESTORER). init's
  * handlers never run: their signals stay blocked and are read from a
  * signalfd. */
-void bee_sigreturn(void);
+__attribute__((visibility("hidden"))) void init_sigreturn(void);
 __asm__(".text\n"
 	".align 16\n"
-	".type bee_sigreturn, @function\n"
-	"bee_sigreturn:\n\t"
+	".type init_sigreturn, @function\n"
+	"init_sigreturn:\n\t"
 	"mov $15, %rax\n\t"   /* rt_sigreturn */
 	"syscall\n\t"
 	"ud2\n"
-	".size bee_sigreturn, .-bee_sigreturn\n");
+	".size init_sigreturn, .-init_sigreturn\n");
 
 static int sig_handle(int sig)
 {
-	struct ksigaction ka = { .handler = on_signal, .flags = SA_RESTORER, .restorer = bee_sigreturn };
+	struct ksigaction ka = { .handler = on_signal, .flags = SA_RESTORER, .restorer = init_sigreturn };
 	return (int)bee_sys(SYS_rt_sigaction, sig, &ka, NULL, sizeof(ka.mask));
 }
 #else
@@ -687,19 +679,19 @@ static int init_go_recv(int fd, struct init_go *go, int fds[INIT_GO_MAXFDS])
  * file-system context are its own; every signal is still blocked (init's
  * mask) until it has reset the handlers. clone, not clone3: init is under
  * the session's filter, which refuses clone3. */
-static long tool_clone(struct init_mem *m, void *mem)
+static long tool_clone(struct init_mem *m)
 {
 #if BEE_SYS_SHARED_VM
-	return bee_clone_run(SYS_clone, CLONE_VM | CLONE_VFORK | SIGCHLD, (long)tool_stack_top(mem), tool_entry, &m->tc);
+	return bee_clone_run(SYS_clone, CLONE_VM | CLONE_VFORK | SIGCHLD, (long)m->tool_stack, tool_entry, &m->tc);
 #else
-	int pid = clone(tool_entry, tool_stack_top(mem), CLONE_VM | CLONE_VFORK | SIGCHLD, &m->tc);
+	int pid = clone(tool_entry, m->tool_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &m->tc);
 	return pid < 0 ? -errno : pid;
 #endif
 }
 
 /* One tool from a go: cloned, then init's copies of its descriptors
  * closed. A tool that cannot be made is said on its report socket. */
-static void init_tool_start(struct init_mem *m, void *mem, const struct init_go *go, int fds[INIT_GO_MAXFDS])
+static void init_tool_start(struct init_mem *m, const struct init_go *go, int fds[INIT_GO_MAXFDS])
 {
 	struct tool_ctx *c = &m->tc;
 	*c = (struct tool_ctx){ .tp = m->ip.tp, .report = fds[0], .status = m->ip.status, .ruleset_fd = -1,
@@ -713,7 +705,7 @@ static void init_tool_start(struct init_mem *m, void *mem, const struct init_go 
 	if (m->ntools >= INIT_TOOLS_MAX) {
 		report_send(c->report, BEE_STAGE_LAUNCH, EAGAIN, "too many tools");
 	} else {
-		long tool = tool_clone(m, mem);
+		long tool = tool_clone(m);
 		if (tool < 0) {
 			report_send(c->report, BEE_STAGE_LAUNCH, (int)-tool, "clone");
 		} else {
@@ -776,7 +768,7 @@ static long poll_one(int fd, short events, long ms, short *revents)
  * reported, until bee-load closes the control socket (the session ends;
  * pid 1 leaving kills whatever else runs in the namespace). */
 __attribute__((noreturn))
-static void init_serve(struct init_mem *m, void *mem)
+static void init_serve(struct init_mem *m)
 {
 	const struct init_plan *ip = &m->ip;
 	uint64_t waitset = sig_bit(SIGCHLD);
@@ -816,15 +808,15 @@ static void init_serve(struct init_mem *m, void *mem)
 				continue;
 			}
 			m->last |= (go.flags & INIT_GO_LAST) != 0;
-			init_tool_start(m, mem, &go, fds);
+			init_tool_start(m, &go, fds);
 			init_reap(m);
 		}
 	}
 }
 
-static int init_main(void *mem)
+static int init_main(void *arg)
 {
-	struct init_mem *m = init_mem_of(mem);
+	struct init_mem *m = arg;
 	const struct init_plan *ip = &m->ip;
 	int fd = ip->report;
 	long r;
@@ -896,7 +888,7 @@ static int init_main(void *mem)
 		child_fail(fd, BEE_STAGE_SECCOMP, r, "seccomp");
 	report_send(fd, REPORT_READY, 0, "");
 
-	init_serve(m, mem);
+	init_serve(m);
 }
 
 /* One message from the report socket; the sender's pid (in this pid
@@ -1027,7 +1019,9 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 			       strerror(errno));
 		goto out;
 	}
-	struct init_mem *m = init_mem_of(mem);
+	/* above the tools' stack, which grows down from it */
+	struct init_mem *m = (struct init_mem *)(void *)((char *)mem + 2 * pg + INIT_STACK + TOOL_STACK);
+	m->tool_stack = (char *)m;
 	ip = &m->ip;
 	*ip = (struct init_plan){ .memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
 				  .fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .last_cap = cap_last(),
@@ -1061,13 +1055,13 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 	ca.flags |= CLONE_VM;
 	ca.stack = (uint64_t)(uintptr_t)((char *)mem + pg);
 	ca.stack_size = INIT_STACK;
-	long pid = bee_clone_run(SYS_clone3, (long)&ca, sizeof(ca), init_main, mem);
+	long pid = bee_clone_run(SYS_clone3, (long)&ca, sizeof(ca), init_main, m);
 	int en = pid < 0 ? (int)-pid : 0;
 #else
 	long pid = syscall(SYS_clone3, &ca, sizeof(ca));
 	int en = errno;
 	if (pid == 0)
-		init_main(mem);
+		init_main(m);
 #endif
 	if (pid < 0) {
 		err = bee_fail(e, en == EPERM || en == EINVAL || en == ENOSPC || en == EUSERS ? BEE_STAGE_NAMESPACE
