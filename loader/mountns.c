@@ -13,7 +13,9 @@
  * Entered by the session's init, only system calls:
  *
  *   1. every mount private (nothing propagates back to the host)
- *   2. each cover: an empty read-only tmpfs of mode 0
+ *   2. each cover: an empty read-only tmpfs of mode 0, one for them all
+ *      (its mount moved onto the first cover, a clone of it onto each
+ *      other: one superblock made, and torn down at the session's end)
  *   3. cgroup2 mounted again read-only at each place: in the session's
  *      cgroup namespace it shows the session's subtree only
  *   4. each write prefix cloned (open_tree OPEN_TREE_CLONE|AT_RECURSIVE)
@@ -359,7 +361,7 @@ static int sys_open_dir(const char *path)
  * is the root of a mount of the same superblock, which is what cgroup2 of
  * the session's cgroup namespace over the host's cgroup2 is; and attr
  * makes the mount read-only without asking a shared superblock to be. */
-static int mount_fresh(const char *type, const char *target, const char *const *opts, unsigned attr)
+static int mount_detached(const char *type, const char *const *opts, unsigned attr)
 {
 	int err = 0, mfd = -1;
 	int fsfd = (int)bee_sys(SYS_fsopen, type, FSOPEN_CLOEXEC);
@@ -371,10 +373,39 @@ static int mount_fresh(const char *type, const char *target, const char *const *
 		err = (int)bee_sys(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0);
 	if (!err && (mfd = (int)bee_sys(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, attr)) < 0)
 		err = mfd;
-	if (!err)
-		err = sys_move_mount(mfd, target);
-	bee_sys_close(mfd);
 	bee_sys_close(fsfd);
+	return err < 0 ? err : mfd;
+}
+
+static int mount_fresh(const char *type, const char *target, const char *const *opts, unsigned attr)
+{
+	int mfd = mount_detached(type, opts, attr);
+	if (mfd < 0)
+		return mfd;
+	int err = sys_move_mount(mfd, target);
+	bee_sys_close(mfd);
+	return err < 0 ? err : 0;
+}
+
+/* Step 2: one empty read-only tmpfs of mode 0, its mount moved onto the
+ * first cover and a clone of it (attached now, so open_tree may clone it)
+ * onto each other, longest path first. */
+static int covers_mount(const struct path_list *covers)
+{
+	static const char *const empty[] = { "mode", "000", "size", "4k", "nr_inodes", "1", NULL };
+	if (!covers->n)
+		return 0;
+	int mfd = mount_detached("tmpfs", empty, ATTR_SAFE | MOUNT_ATTR_RDONLY), err = 0;
+	if (mfd < 0)
+		return mfd;
+	for (size_t i = 0; !err && i < covers->n; i++) {
+		int fd = i ? (int)bee_sys(SYS_open_tree, mfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH)
+			   : mfd;
+		err = fd < 0 ? fd : sys_move_mount(fd, covers->v[i]);
+		if (fd != mfd)
+			bee_sys_close(fd);
+	}
+	bee_sys_close(mfd);
 	return err < 0 ? err : 0;
 }
 
@@ -437,12 +468,9 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 	}
 	if ((err = overlays_open(ns, &tfd, &vfd, lfd, what)) < 0)
 		return err;
-	static const char *const empty[] = { "mode", "000", "size", "4k", "nr_inodes", "1", NULL };
-	for (size_t i = 0; i < ns->covers.n; i++) {
-		if ((err = mount_fresh("tmpfs", ns->covers.v[i], empty, ATTR_SAFE | MOUNT_ATTR_RDONLY)) < 0) {
-			*what = "mount an empty tmpfs over bpffs or the state directory";
-			return err;
-		}
+	if ((err = covers_mount(&ns->covers)) < 0) {
+		*what = "mount an empty tmpfs over bpffs or the state directory";
+		return err;
 	}
 	for (size_t i = 0; i < ns->cgroup2.n; i++) {
 		if ((err = mount_fresh("cgroup2", ns->cgroup2.v[i], NULL, ATTR_SAFE | MOUNT_ATTR_RDONLY)) < 0) {
