@@ -435,6 +435,10 @@ int bee_mountns_plan(const struct bee_manifest *m, const char *state_dir, struct
 /* In init, on bee_sys alone (sys.h). Returns 0, or a negative errno with
  * *what naming the call (for the launch's report, stage NAMESPACE). */
 int bee_mountns_enter(const struct bee_mountns *ns, const char **what);
+/* A new mount of type (opts: key, value pairs of strings, NULL-terminated)
+ * with the mount attributes attr (MOUNT_ATTR_*), moved onto target: the new
+ * mount API on bee_sys alone (sys.h), for init. 0 or -errno. */
+int bee_mount_new(const char *type, const char *target, const char *const *opts, unsigned attr);
 /* The plan copied whole into buf (bee_mountns_size bytes, 16-byte
  * aligned), every pointer of the copy into buf: init's own, which
  * bee_mountns_free does not touch. */

@@ -356,7 +356,9 @@ static int sys_open_dir(const char *path)
 #define ATTR_SAFE (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC)
 
 /* A new mount of type (options: key, value pairs, NULL-terminated) with
- * the mount attributes attr, moved onto target. The new mount API, not
+ * the mount attributes attr, not attached yet: its descriptor, or -errno.
+ * With bee_mount_new (internal.h), which moves it onto a target: the new
+ * mount API, not
  * mount(2): mount(2) refuses (EBUSY) a file system on a mount point that
  * is the root of a mount of the same superblock, which is what cgroup2 of
  * the session's cgroup namespace over the host's cgroup2 is; and attr
@@ -377,7 +379,7 @@ static int mount_detached(const char *type, const char *const *opts, unsigned at
 	return err < 0 ? err : mfd;
 }
 
-static int mount_fresh(const char *type, const char *target, const char *const *opts, unsigned attr)
+int bee_mount_new(const char *type, const char *target, const char *const *opts, unsigned attr)
 {
 	int mfd = mount_detached(type, opts, attr);
 	if (mfd < 0)
@@ -473,7 +475,7 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 		return err;
 	}
 	for (size_t i = 0; i < ns->cgroup2.n; i++) {
-		if ((err = mount_fresh("cgroup2", ns->cgroup2.v[i], NULL, ATTR_SAFE | MOUNT_ATTR_RDONLY)) < 0) {
+		if ((err = bee_mount_new("cgroup2", ns->cgroup2.v[i], NULL, ATTR_SAFE | MOUNT_ATTR_RDONLY)) < 0) {
 			*what = "mount cgroup2 read-only";
 			return err;
 		}
@@ -510,7 +512,7 @@ int bee_mountns_enter(const struct bee_mountns *ns, const char **what)
 			goto out;
 		}
 	}
-	if ((err = mount_fresh("proc", "/proc", NULL, ATTR_SAFE | (ns->proc_rw ? 0 : MOUNT_ATTR_RDONLY))) < 0)
+	if ((err = bee_mount_new("proc", "/proc", NULL, ATTR_SAFE | (ns->proc_rw ? 0 : MOUNT_ATTR_RDONLY))) < 0)
 		*what = "mount /proc";
 out:
 	for (size_t i = 0; i < nfds; i++)

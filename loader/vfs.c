@@ -30,7 +30,6 @@
  * and the upper does not; a file copied up whose bytes, mode and owner
  * equal the real one's is no change. */
 #include "internal.h"
-#include "sys.h"
 #include "vfs.h"
 
 #include <dirent.h>
@@ -583,45 +582,14 @@ void bee_vfs_close(struct bee_vfs *v)
 
 /* ---- the overlay's mount: system calls only (init, and reset's child) --------------------- */
 
-/* On bee_sys (sys.h): init mounts the overlays in its setup. */
-static int fscfg(int fsfd, const char *k, const char *val)
-{
-	return (int)bee_sys(SYS_fsconfig, fsfd, val ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, k, val, 0);
-}
-
-int bee_vfs_overlay_fs(const char *lower, const char *upper, const char *work, bool rdonly, int *mfd)
-{
-	int err;
-	*mfd = -1;
-	int fsfd = (int)bee_sys(SYS_fsopen, "overlay", FSOPEN_CLOEXEC);
-	if (fsfd < 0)
-		return fsfd;
-	/* no redirects, no metadata-only copies, no index: every change is a
-	 * whole file in the upper layer, which is what ls reads */
-	if ((err = fscfg(fsfd, "lowerdir", lower)) < 0 || (err = fscfg(fsfd, "upperdir", upper)) < 0 ||
-	    (err = fscfg(fsfd, "workdir", work)) < 0 || (err = fscfg(fsfd, "redirect_dir", "off")) < 0 ||
-	    (err = fscfg(fsfd, "metacopy", "off")) < 0 || (err = fscfg(fsfd, "index", "off")) < 0 ||
-	    (err = (int)bee_sys(SYS_fsconfig, fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0)) < 0)
-		goto out;
-	unsigned attr = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (rdonly ? MOUNT_ATTR_RDONLY : 0);
-	*mfd = (int)bee_sys(SYS_fsmount, fsfd, FSMOUNT_CLOEXEC, attr);
-	err = *mfd < 0 ? *mfd : 0;
-	if (*mfd < 0)
-		*mfd = -1;
-out:
-	bee_sys_close(fsfd);
-	return err;
-}
-
 int bee_vfs_overlay_mount(const char *lower, const char *upper, const char *work, bool rdonly, const char *target)
 {
-	int mfd;
-	int err = bee_vfs_overlay_fs(lower, upper, work, rdonly, &mfd);
-	if (err)
-		return err;
-	err = (int)bee_sys(SYS_move_mount, mfd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH);
-	bee_sys_close(mfd);
-	return err < 0 ? err : 0;
+	/* no redirects, no metadata-only copies, no index: every change is a
+	 * whole file in the upper layer, which is what ls reads */
+	const char *const opts[] = { "lowerdir", lower, "upperdir", upper, "workdir", work, "redirect_dir", "off",
+				     "metacopy", "off", "index", "off", NULL };
+	return bee_mount_new("overlay", target, opts,
+			     MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (rdonly ? MOUNT_ATTR_RDONLY : 0));
 }
 
 /* ---- the live session, from outside -------------------------------------------------------- */

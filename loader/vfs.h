@@ -90,9 +90,8 @@ void bee_vfs_started_audit(const struct bee_vfs *v);
  * that changed nothing leaves nothing. */
 void bee_vfs_close(struct bee_vfs *v);
 
-/* An overlay's mount (fsopen, fsconfig, fsmount: nosuid, nodev, read-only
- * when asked), moved onto target. System calls only. */
-int bee_vfs_overlay_fs(const char *lower, const char *upper, const char *work, bool rdonly, int *mfd);
+/* An overlay's mount (bee_mount_new: nosuid, nodev, read-only when
+ * asked), moved onto target. System calls only (sys.h). */
 int bee_vfs_overlay_mount(const char *lower, const char *upper, const char *work, bool rdonly,
 			  const char *target);
 
