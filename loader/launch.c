@@ -401,7 +401,6 @@ static size_t page_size(void)
 	return p > 0 ? (size_t)p : 4096;
 }
 
-
 /* The signals init passes on to the tool (bee-load's teardown sends the
  * first four; the rest are a terminal's and a job controller's). */
 static const int forwarded[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH };
@@ -413,8 +412,9 @@ static uint64_t sig_bit(int sig)
 	return 1ull << (sig - 1);
 }
 
-/* The kernel's struct sigaction (x86-64's and the generic one's: the
- * restorer is there, used or not) and its 64-bit mask. */
+/* The kernel's struct sigaction as x86-64 has it (sig_handle), and its
+ * 64-bit mask. sig_default leaves every field but the handler zero, so
+ * it means the same where the layout after the handler differs. */
 struct ksigaction {
 	void (*handler)(int);
 	unsigned long flags;
@@ -1010,7 +1010,6 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 	in->mem_size = 2 * pg + INIT_STACK + TOOL_STACK + (tail + pg - 1) / pg * pg;
 	void *mem = mmap(NULL, in->mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (mem == MAP_FAILED) {
-		in->mem = NULL;
 		err = bee_fail(e, BEE_STAGE_LAUNCH, -errno, "the session's init: its memory: %s", strerror(errno));
 		goto out;
 	}
@@ -1031,9 +1030,10 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 		      MADV_POPULATE_WRITE);
 	m->tool_stack = (char *)m;
 	ip = &m->ip;
-	*ip = (struct init_plan){ .memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC),
-				  .fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0, .last_cap = cap_last(),
-				  .tp = arena, .report = -1, .status = -1 };
+	/* its errno read at once: the initializer's other calls may set one */
+	int memfd_noexec = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC), memfd_err = errno;
+	*ip = (struct init_plan){ .memfd_noexec = memfd_noexec, .fault_namespace = bee_fault(BEE_STAGE_NAMESPACE) < 0,
+				  .last_cap = cap_last(), .tp = arena, .report = -1, .status = -1 };
 	if (spec->mountns)
 		ip->mountns = bee_mountns_copy(spec->mountns, m->data);
 	if (spec->filter) {
@@ -1042,8 +1042,8 @@ int bee_init_start(const struct bee_init_spec *spec, struct bee_init *in, struct
 		ip->filter = &m->filter;
 	}
 	in->fault_namespace = ip->fault_namespace;
-	if (ip->memfd_noexec < 0 && errno != ENOENT) {
-		err = bee_fail(e, BEE_STAGE_NAMESPACE, -errno, "/proc/sys/vm/memfd_noexec: %s", strerror(errno));
+	if (ip->memfd_noexec < 0 && memfd_err != ENOENT) {
+		err = bee_fail(e, BEE_STAGE_NAMESPACE, -memfd_err, "/proc/sys/vm/memfd_noexec: %s", strerror(memfd_err));
 		goto out;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0 ||
