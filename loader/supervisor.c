@@ -685,20 +685,23 @@ int bee_session_connect(const char *state_dir, const char *sid, int *out, struct
 	if (!r.socket[0])
 		return bee_fail(e, BEE_STAGE_SESSION, -ENOTSUP,
 				"session %s is one of 'bee-load run': it has no supervisor to exec into or stop", sid);
-	if (!bee_pid_alive(r.pid, r.starttime))
-		return bee_fail(e, BEE_STAGE_SESSION, -ESRCH,
-				"session %s: its supervisor (pid %d) is gone; 'bee-load gc' cleans up what it left", sid,
-				(int)r.pid);
 	bee_supervisor_socket_path(state_dir, sid, path, sizeof(path));
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return bee_fail(e, BEE_STAGE_SESSION, -ENAMETOOLONG, "session %s: socket '%s': name too long", sid, path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
+	/* the socket first: a supervisor that is gone listens no more, and
+	 * one that answers is alive (its pid checked below), so its start
+	 * time is read only to say why a connect failed */
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		err = -errno;
 		if (fd >= 0)
 			close(fd);
+		if (!bee_pid_alive(r.pid, r.starttime))
+			return bee_fail(e, BEE_STAGE_SESSION, -ESRCH,
+					"session %s: its supervisor (pid %d) is gone; 'bee-load gc' cleans up what it left",
+					sid, (int)r.pid);
 		return bee_fail(e, BEE_STAGE_SESSION, err, "session %s: socket '%s': %s%s", sid, path, strerror(-err),
 				err == -ECONNREFUSED || err == -ENOENT ? " (a stale socket: the supervisor is gone)" : "");
 	}
