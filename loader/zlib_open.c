@@ -12,7 +12,8 @@
  * libz. A static build (the VM's initramfs, BEE_ZLIB_LINKED) links zlib
  * and compiles nothing here. Without libz.so.1 an init returns
  * Z_VERSION_ERROR and gzopen NULL (errno ENOENT): the caller's error, as
- * for a zlib that refuses. */
+ * for a zlib that refuses, after a line on stderr that names the reason
+ * (libelf's and libbpf's own messages would not). */
 #ifndef BEE_ZLIB_LINKED
 
 #define _LARGEFILE64_SOURCE 1
@@ -20,6 +21,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <zlib.h>
 
 #define ZLIB_FNS(X)                                                                                \
@@ -37,10 +39,13 @@ static int z_ok;
 static void z_open(void)
 {
 	void *lib = dlopen("libz.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
+	if (!lib) {
+		fprintf(stderr, "bee-load: zlib: %s\n", dlerror());
 		return;
+	}
 #define ZLIB_FN_SYM(name)                                                                  \
 	if (!(z.name = (__typeof__(name) *)dlsym(lib, #name))) {                           \
+		fprintf(stderr, "bee-load: zlib: libz.so.1 has no '%s'\n", #name);        \
 		dlclose(lib);                                                              \
 		return;                                                                    \
 	}
